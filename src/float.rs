@@ -1,0 +1,123 @@
+//! The one numeric bound of the crate.
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// The floating-point types the accumulators work in: `f32` and `f64`.
+///
+/// This is the crate's single numeric bound, so generic code needs one
+/// where-clause: `F: Float`. It extends [`num_traits::Float`] (which is
+/// available without `std` through `libm`) with exact conversions to and from
+/// `f64`, which the slice kernels use: they accumulate in `f64` whatever the
+/// element type is.
+///
+/// The trait is sealed: the kernels are written for exactly these two types.
+///
+/// # Example
+///
+/// ```
+/// use momenta::{Float, Mean};
+///
+/// fn average<F: Float>(xs: &[F]) -> Option<F> {
+///     let mut m = Mean::<F>::new();
+///     for &x in xs {
+///         m.push(x);
+///     }
+///     m.mean()
+/// }
+///
+/// assert_eq!(average(&[1.0_f32, 2.0, 3.0]), Some(2.0));
+/// assert_eq!(average::<f64>(&[]), None);
+/// ```
+pub trait Float:
+    num_traits::Float
+    + core::fmt::Debug
+    + core::fmt::Display
+    + Default
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+{
+    /// Converts from `f64`, rounding to nearest (exact for `f64`).
+    ///
+    /// ```
+    /// use momenta::Float;
+    /// assert_eq!(<f32 as Float>::from_f64(0.5), 0.5_f32);
+    /// ```
+    fn from_f64(x: f64) -> Self;
+
+    /// Converts to `f64`, which is exact for both `f32` and `f64`.
+    ///
+    /// ```
+    /// use momenta::Float;
+    /// assert_eq!(Float::as_f64(0.25_f32), 0.25_f64);
+    /// ```
+    fn as_f64(self) -> f64;
+
+    /// Converts a count to this type, rounding to nearest.
+    ///
+    /// ```
+    /// use momenta::Float;
+    /// assert_eq!(<f64 as Float>::from_count(3), 3.0);
+    /// ```
+    fn from_count(n: u64) -> Self;
+}
+
+impl Float for f32 {
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    #[inline]
+    fn as_f64(self) -> f64 {
+        f64::from(self)
+    }
+    #[inline]
+    fn from_count(n: u64) -> Self {
+        n as f32
+    }
+}
+
+impl Float for f64 {
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    #[inline]
+    fn as_f64(self) -> f64 {
+        self
+    }
+    #[inline]
+    fn from_count(n: u64) -> Self {
+        n as f64
+    }
+}
+
+/// `max(x, 0)` that lets NaN through (`f64::max` would turn NaN into 0).
+#[inline]
+pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {
+    if x < F::zero() { F::zero() } else { x }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_are_exact_where_they_should_be() {
+        assert_eq!(Float::as_f64(f32::MAX), f64::from(f32::MAX));
+        assert_eq!(<f32 as Float>::from_f64(1.0 + f64::EPSILON), 1.0_f32);
+        assert_eq!(<f64 as Float>::from_count(1 << 53), 9_007_199_254_740_992.0);
+    }
+
+    #[test]
+    fn clamp_keeps_nan_and_drops_negatives() {
+        assert!(clamp_non_negative(f64::NAN).is_nan());
+        assert_eq!(clamp_non_negative(-1e-300_f64), 0.0);
+        assert_eq!(clamp_non_negative(2.5_f32), 2.5);
+    }
+}

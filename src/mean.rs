@@ -1,0 +1,247 @@
+//! The cumulative mean.
+
+use crate::Float;
+use crate::accumulator::impl_accumulator;
+use crate::moments::mean_step;
+
+/// The arithmetic mean of every value pushed, in constant space.
+///
+/// Each push applies the incremental update μₙ = μₙ₋₁ + (xₙ − μₙ₋₁)/n, which
+/// never forms the running sum: the mean of `[f64::MAX, f64::MAX]` is
+/// `f64::MAX`, not `∞`. Slices go through the blocked kernels, which are
+/// faster and more accurate than pushing one by one.
+///
+/// Empty → [`mean`](Mean::mean) is `None`. NaN and ±∞ propagate.
+///
+/// # Example
+///
+/// ```
+/// use momenta::Mean;
+///
+/// let mut m = Mean::new();
+/// for x in [3.0, 5.0, 10.0] {
+///     m.push(x);
+/// }
+/// assert_eq!(m.count(), 3);
+/// assert_eq!(m.mean(), Some(6.0));
+///
+/// // f32 data, f64 statistics:
+/// let m = Mean::<f64>::from_slice(&[0.1_f32, 0.2, 0.3]);
+/// assert!((m.mean().unwrap() - 0.2).abs() < 1e-8);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "MeanState<F>",
+        into = "MeanState<F>",
+        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+    )
+)]
+pub struct Mean<F> {
+    count: u64,
+    mean: F,
+}
+
+impl<F: Float> Default for Mean<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<F: Float> Mean<F> {
+    /// An empty mean.
+    ///
+    /// ```
+    /// let m = momenta::Mean::<f32>::new();
+    /// assert_eq!(m.mean(), None);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            count: 0,
+            mean: F::zero(),
+        }
+    }
+
+    /// The mean of a slice of `f32` or `f64`, computed by the blocked
+    /// kernels in `f64`.
+    ///
+    /// ```
+    /// let m = momenta::Mean::<f64>::from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    /// assert_eq!(m.mean(), Some(2.5));
+    /// ```
+    #[must_use]
+    pub fn from_slice<S: Float>(xs: &[S]) -> Self {
+        let mut m = Self::new();
+        m.extend_from_slice(xs);
+        m
+    }
+
+    /// Adds one value.
+    ///
+    /// ```
+    /// let mut m = momenta::Mean::new();
+    /// m.push(4.0);
+    /// assert_eq!(m.mean(), Some(4.0));
+    /// ```
+    #[inline]
+    pub fn push(&mut self, x: F) {
+        self.count += 1;
+        self.mean = mean_step(self.mean, x, F::from_count(self.count));
+    }
+
+    /// Adds every value of a slice of `f32` or `f64`.
+    ///
+    /// ```
+    /// let mut m = momenta::Mean::<f32>::new();
+    /// m.extend_from_slice(&[1.0_f32, 2.0]);
+    /// m.extend_from_slice(&[6.0_f64]);
+    /// assert_eq!(m.mean(), Some(3.0));
+    /// ```
+    pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
+        let m = crate::kernels::moments(xs);
+        if let Some(mean) = m.mean() {
+            self.absorb(m.count, F::from_f64(mean));
+        }
+    }
+
+    /// The number of values pushed.
+    ///
+    /// ```
+    /// assert_eq!(momenta::Mean::<f64>::from_slice(&[1.0; 7]).count(), 7);
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The mean, or `None` when no value was pushed.
+    ///
+    /// ```
+    /// let m = momenta::Mean::<f64>::from_slice(&[1.0, 2.0]);
+    /// assert_eq!(m.mean(), Some(1.5));
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<F> {
+        (self.count > 0).then_some(self.mean)
+    }
+
+    /// Forgets every value.
+    ///
+    /// ```
+    /// let mut m = momenta::Mean::<f64>::from_slice(&[1.0, 2.0]);
+    /// m.reset();
+    /// assert_eq!(m.count(), 0);
+    /// ```
+    pub fn reset(&mut self) {
+        *self = Self::new();
+    }
+
+    fn absorb(&mut self, count: u64, mean: F) {
+        if count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = Self { count, mean };
+            return;
+        }
+        self.count += count;
+        // μ + (μ_b − μ)·n_b/n, the incremental update with a batch for a value.
+        let ratio = F::from_count(self.count) / F::from_count(count);
+        self.mean = mean_step(self.mean, mean, ratio);
+    }
+}
+
+impl<F: Float> crate::Merge for Mean<F> {
+    /// ```
+    /// use momenta::{Mean, Merge};
+    /// let mut a = Mean::<f64>::from_slice(&[1.0, 2.0, 3.0]);
+    /// a.merge(&Mean::from_slice(&[10.0]));
+    /// assert_eq!(a.mean(), Some(4.0));
+    /// ```
+    fn merge(&mut self, other: &Self) {
+        self.absorb(other.count, other.mean);
+    }
+}
+
+impl_accumulator!(Mean, from_iter);
+
+/// The serialized form of [`Mean`], validated on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct MeanState<F> {
+    count: u64,
+    mean: F,
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<MeanState<F>> for Mean<F> {
+    type Error = crate::Error;
+    fn try_from(s: MeanState<F>) -> Result<Self, Self::Error> {
+        if s.count == 0 && s.mean != F::zero() {
+            return Err(crate::Error::state(alloc::format!(
+                "count is 0 but mean is {}",
+                s.mean
+            )));
+        }
+        Ok(Self {
+            count: s.count,
+            mean: s.mean,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F> From<Mean<F>> for MeanState<F> {
+    fn from(m: Mean<F>) -> Self {
+        Self {
+            count: m.count,
+            mean: m.mean,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Merge;
+
+    #[test]
+    fn empty_is_none_and_merge_identity_holds() {
+        let mut m = Mean::<f64>::new();
+        assert_eq!(m.mean(), None);
+        m.merge(&Mean::new());
+        assert_eq!(m, Mean::new());
+        let full = Mean::<f64>::from_slice(&[2.0, 4.0]);
+        m.merge(&full);
+        assert_eq!(m, full);
+    }
+
+    #[test]
+    fn incremental_update_matches_exact_fractions() {
+        // 1/3, 2/3, ... small integers: every intermediate mean is exact.
+        let mut m = Mean::<f64>::new();
+        let mut sum = 0.0;
+        for (i, x) in [4.0, 8.0, 0.0, 12.0, -4.0].into_iter().enumerate() {
+            m.push(x);
+            sum += x;
+            assert_eq!(m.mean(), Some(sum / (i + 1) as f64));
+        }
+    }
+
+    #[test]
+    fn does_not_overflow_on_extremes() {
+        let m: Mean<f64> = [f64::MAX, f64::MAX].into_iter().collect();
+        assert_eq!(m.mean(), Some(f64::MAX));
+        let m: Mean<f64> = [f64::MAX, -f64::MAX].into_iter().collect();
+        assert_eq!(m.mean(), Some(0.0));
+    }
+
+    #[test]
+    fn nan_propagates() {
+        let m: Mean<f64> = [1.0, f64::NAN, 2.0].into_iter().collect();
+        assert!(m.mean().unwrap().is_nan());
+    }
+}

@@ -1,0 +1,210 @@
+//! Raw moments — count, shift, mean offset and M2 — and their Chan merge.
+//!
+//! Every variance in the crate (push by push, slice kernels, merges,
+//! parallel and per-channel reductions) is kept in this form. The shift `K`
+//! is a value taken from the data (the first one pushed); the state holds
+//! `mean − K` rather than the mean itself, so on data like `1e9 + U(0, 1)`
+//! the quantities that are updated are of the size of the spread, not of the
+//! offset, and lose no digits to it. A merge re-bases the other side onto
+//! this side's shift; the difference of two shifts taken from the data is
+//! exact when they are close (Sterbenz), which is the case that matters.
+
+use crate::Float;
+use crate::float::clamp_non_negative;
+
+/// Count, shift, mean offset and sum of squared deviations of a set of
+/// values. `mean = shift + offset`; `m2 = Σ (x − mean)²`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct Moments<F> {
+    pub(crate) count: u64,
+    pub(crate) shift: F,
+    pub(crate) offset: F,
+    pub(crate) m2: F,
+}
+
+impl<F: Float> Default for Moments<F> {
+    /// No values.
+    fn default() -> Self {
+        Self {
+            count: 0,
+            shift: F::zero(),
+            offset: F::zero(),
+            m2: F::zero(),
+        }
+    }
+}
+
+impl<F: Float> Moments<F> {
+    /// One Welford step on the shifted value.
+    #[inline]
+    pub(crate) fn push(&mut self, x: F) {
+        if self.count == 0 {
+            *self = Self {
+                count: 1,
+                shift: x,
+                offset: F::zero(),
+                m2: F::zero(),
+            };
+            return;
+        }
+        self.count += 1;
+        let y = x - self.shift;
+        let d = y - self.offset;
+        self.offset = self.offset + d / F::from_count(self.count);
+        self.m2 = self.m2 + d * (y - self.offset);
+    }
+
+    /// Chan, Golub & LeVeque's pairwise update, on this side's shift.
+    #[inline]
+    pub(crate) fn merge(&mut self, other: &Self) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        let na = F::from_count(self.count);
+        let nb = F::from_count(other.count);
+        let count = self.count + other.count;
+        let n = F::from_count(count);
+        // mean_b − mean_a, with the large parts cancelled first.
+        let delta = (other.shift - self.shift) + (other.offset - self.offset);
+        let weight = nb / n;
+        self.offset = self.offset + delta * weight;
+        self.m2 = self.m2 + other.m2 + delta * delta * na * weight;
+        self.count = count;
+    }
+
+    #[inline]
+    pub(crate) fn mean(&self) -> Option<F> {
+        (self.count > 0).then(|| self.shift + self.offset)
+    }
+
+    /// M2, never negative (NaN passes through).
+    #[inline]
+    pub(crate) fn m2(&self) -> F {
+        clamp_non_negative(self.m2)
+    }
+
+    /// `m2 / (count − ddof)`, `None` unless `count > ddof`.
+    #[inline]
+    pub(crate) fn variance(&self, ddof: u64) -> Option<F> {
+        (self.count > ddof).then(|| self.m2() / F::from_count(self.count - ddof))
+    }
+
+    /// Converts to another float type, keeping as much of the mean as the
+    /// target can hold: the part of the shift that rounding drops is moved
+    /// into the offset.
+    pub(crate) fn cast<G: Float>(&self) -> Moments<G> {
+        let shift = G::from_f64(self.shift.as_f64());
+        let lost = self.shift.as_f64() - shift.as_f64();
+        Moments {
+            count: self.count,
+            shift,
+            offset: G::from_f64(lost + self.offset.as_f64()),
+            m2: G::from_f64(self.m2.as_f64()),
+        }
+    }
+
+    /// Checks the invariants of restored state.
+    pub(crate) fn validate(&self) -> Result<(), crate::Error> {
+        if self.count == 0
+            && (self.shift != F::zero() || self.offset != F::zero() || self.m2 != F::zero())
+        {
+            return Err(crate::Error::state("count is 0 but the moments are not"));
+        }
+        if !(self.m2 >= F::zero()) && !self.m2.is_nan() {
+            return Err(crate::Error::state(alloc::format!(
+                "m2 must be non-negative, got {}",
+                self.m2
+            )));
+        }
+        if self.count == 1 && self.m2 != F::zero() && !self.m2.is_nan() {
+            return Err(crate::Error::state("m2 must be 0 when count is 1"));
+        }
+        Ok(())
+    }
+}
+
+/// The incremental mean update `μ + (x − μ)/n`, which stays finite where the
+/// mean is finite even when `x − μ` overflows (e.g. `μ = f64::MAX`,
+/// `x = −f64::MAX`).
+#[inline]
+pub(crate) fn mean_step<F: Float>(mean: F, x: F, n: F) -> F {
+    let d = x - mean;
+    if d.is_finite() || !x.is_finite() || !mean.is_finite() {
+        mean + d / n
+    } else {
+        mean + (x / n - mean / n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(xs: &[f64]) -> (f64, f64) {
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
+    }
+
+    #[test]
+    fn push_matches_the_two_pass_formula() {
+        let xs = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        let mut m = Moments::<f64>::default();
+        xs.iter().for_each(|&x| m.push(x));
+        let (mean, m2) = naive(&xs);
+        assert_eq!(m.mean(), Some(mean));
+        assert_eq!(m.m2(), m2);
+        assert_eq!(m.variance(0), Some(4.0));
+        assert_eq!(m.variance(8), None);
+    }
+
+    #[test]
+    fn merge_matches_push_and_has_an_identity() {
+        let mut a = Moments::<f64>::default();
+        let mut b = Moments::<f64>::default();
+        let mut all = Moments::<f64>::default();
+        for (i, x) in [1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 11.0, 12.0]
+            .into_iter()
+            .enumerate()
+        {
+            if i < 5 {
+                a.push(x)
+            } else {
+                b.push(x)
+            }
+            all.push(x);
+        }
+        a.merge(&Moments::default());
+        let mut e = Moments::default();
+        e.merge(&a);
+        assert_eq!(e, a);
+        a.merge(&b);
+        assert_eq!(a.count, 8);
+        assert_eq!(a.mean(), Some(6.0));
+        assert_eq!(a.variance(0), Some(16.5));
+        assert_eq!(all.variance(0), Some(16.5));
+    }
+
+    #[test]
+    fn cast_keeps_the_mean_of_an_f64_shift() {
+        let mut m = Moments::<f64>::default();
+        m.push(1.0 + 1e-9);
+        m.push(1.0 + 3e-9);
+        let c: Moments<f32> = m.cast();
+        assert!((c.mean().unwrap() as f64 - (1.0 + 2e-9)).abs() < 1e-7);
+    }
+
+    #[test]
+    fn mean_step_survives_opposite_extremes() {
+        let m = mean_step(f64::MAX, -f64::MAX, 2.0);
+        assert_eq!(m, 0.0);
+        assert_eq!(mean_step(f64::MAX, f64::MAX, 2.0), f64::MAX);
+        assert!(mean_step(1.0, f64::NAN, 2.0).is_nan());
+        assert_eq!(mean_step(1.0, f64::INFINITY, 2.0), f64::INFINITY);
+    }
+}

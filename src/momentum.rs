@@ -1,0 +1,226 @@
+//! The momentum conventions of exponential averages.
+
+use crate::Float;
+use crate::error::{Error, check_unit_interval};
+
+/// How much weight an exponential average gives the old value and the new.
+///
+/// Frameworks disagree on what "momentum" means; each variant names one
+/// convention, so a number never changes meaning on its way in:
+///
+/// | variant | meaning | used by |
+/// |---|---|---|
+/// | `Decay(β)` | weight of the **old** value: r ← β·r + (1 − β)·x | Keras/TF `momentum=0.99`, TF EMA `decay` |
+/// | `Factor(α)` | weight of the **new** value: r ← (1 − α)·r + α·x | PyTorch `momentum=0.1`, cuDNN `exponentialAverageFactor` |
+/// | `Cumulative` | equal weights: α = 1/n at the n-th update | PyTorch `momentum=None`, cuDNN factor 1/(1 + k) |
+///
+/// `Decay(β)` and `Factor(1 − β)` describe the same average; each evaluates
+/// the update the way its frameworks write it, so results match them to
+/// the last bit, and match each other exactly whenever `1 − β` is exact.
+///
+/// # Example
+///
+/// ```
+/// use momenta::Momentum;
+///
+/// let keras = Momentum::Decay(0.75_f64);
+/// let torch = Momentum::Factor(0.25_f64);
+/// assert_eq!(keras.blend(8.0, 0.0, 1), 6.0);
+/// assert_eq!(keras.blend(8.0, 0.0, 1), torch.blend(8.0, 0.0, 1));
+/// // Cumulative: the n-th update gives the new value weight 1/n.
+/// assert_eq!(Momentum::<f64>::Cumulative.blend(3.0, 6.0, 3), 4.0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Momentum<F> {
+    /// Weight of the old value, in `[0, 1]` (Keras/TF `momentum`, TF EMA `decay`).
+    Decay(F),
+    /// Weight of the new value, in `[0, 1]` (PyTorch `momentum`, cuDNN
+    /// `exponentialAverageFactor`).
+    Factor(F),
+    /// Equal weight for every value: the cumulative average.
+    Cumulative,
+}
+
+impl<F: Float> Momentum<F> {
+    /// Checks that the parameter is in `[0, 1]` (NaN is rejected).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `momentum` when the value is outside `[0, 1]` or NaN.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert!(Momentum::Factor(0.1_f64).validate().is_ok());
+    /// let err = Momentum::Decay(1.5_f64).validate().unwrap_err();
+    /// assert_eq!(err.to_string(), "momentum must be in [0, 1], got 1.5");
+    /// ```
+    pub fn validate(self) -> Result<Self, Error> {
+        match self {
+            Self::Decay(m) | Self::Factor(m) => check_unit_interval("momentum", m.as_f64())?,
+            Self::Cumulative => {}
+        }
+        Ok(self)
+    }
+
+    /// The momentum whose average has a center of mass like a simple moving
+    /// average over `span` values: α = 2/(span + 1) (pandas' `span`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `span` unless `span ≥ 1` and finite.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::<f64>::from_span(3.0).unwrap(), Momentum::Factor(0.5));
+    /// assert!(Momentum::<f64>::from_span(0.5).is_err());
+    /// ```
+    pub fn from_span(span: F) -> Result<Self, Error> {
+        if !(span >= F::one() && span.is_finite()) {
+            return Err(Error::parameter(
+                "span",
+                span.as_f64(),
+                "a finite number ≥ 1",
+            ));
+        }
+        let two = F::one() + F::one();
+        Ok(Self::Factor(two / (span + F::one())))
+    }
+
+    /// The momentum under which a value's weight halves every `half_life`
+    /// updates: β = 2^(−1/half_life).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `half_life` unless it is positive and finite.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::<f64>::from_half_life(1.0).unwrap(), Momentum::Decay(0.5));
+    /// assert!(Momentum::<f64>::from_half_life(0.0).is_err());
+    /// ```
+    pub fn from_half_life(half_life: F) -> Result<Self, Error> {
+        if !(half_life > F::zero() && half_life.is_finite()) {
+            return Err(Error::parameter(
+                "half_life",
+                half_life.as_f64(),
+                "a positive finite number",
+            ));
+        }
+        let two = F::one() + F::one();
+        Ok(Self::Decay(two.powf(-half_life.recip())))
+    }
+
+    /// The weight of the old value at the `n`-th update (`n` counted from
+    /// 1): β for `Decay(β)`, 1 − α for `Factor(α)`, 1 − 1/n for
+    /// `Cumulative`.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::Factor(0.25_f64).decay(1), 0.75);
+    /// assert_eq!(Momentum::<f64>::Cumulative.decay(4), 0.75);
+    /// ```
+    #[must_use]
+    pub fn decay(self, n: u64) -> F {
+        match self {
+            Self::Decay(beta) => beta,
+            Self::Factor(alpha) => F::one() - alpha,
+            Self::Cumulative => F::one() - F::from_count(n.max(1)).recip(),
+        }
+    }
+
+    /// The weight of the new value at the `n`-th update (`n` counted from
+    /// 1): 1 − β for `Decay(β)`, α for `Factor(α)`, 1/n for `Cumulative`.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::Decay(0.75_f64).factor(1), 0.25);
+    /// assert_eq!(Momentum::<f64>::Cumulative.factor(4), 0.25);
+    /// ```
+    #[must_use]
+    pub fn factor(self, n: u64) -> F {
+        match self {
+            Self::Decay(beta) => F::one() - beta,
+            Self::Factor(alpha) => alpha,
+            Self::Cumulative => F::from_count(n.max(1)).recip(),
+        }
+    }
+
+    /// One update of an average `old` with a new value `new`, at the `n`-th
+    /// update (`n` counted from 1; only `Cumulative` uses it), evaluated as
+    /// the convention's frameworks write it:
+    ///
+    /// - `Decay(β)`: `old·β + new·(1 − β)` (Keras, TensorFlow);
+    /// - `Factor(α)` and `Cumulative`: `α·new + (1 − α)·old` (PyTorch,
+    ///   cuDNN), with α = 1/n for `Cumulative`.
+    ///
+    /// A factor of exactly 1 returns `new` even when `old` is infinite or
+    /// NaN, as a fresh cumulative average should.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::Decay(0.5_f64).blend(1.0, 3.0, 1), 2.0);
+    /// assert_eq!(Momentum::Factor(0.1_f64).blend(0.0, 10.0, 1), 1.0);
+    /// assert_eq!(Momentum::<f64>::Cumulative.blend(f64::NAN, 3.0, 1), 3.0);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn blend(self, old: F, new: F, n: u64) -> F {
+        match self {
+            Self::Decay(beta) => old * beta + new * (F::one() - beta),
+            Self::Factor(_) | Self::Cumulative => {
+                let alpha = self.factor(n);
+                if alpha == F::one() {
+                    new
+                } else {
+                    alpha * new + (F::one() - alpha) * old
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conventions_agree_when_the_complement_is_exact() {
+        for (old, new) in [(1.0, 5.0), (-3.25, 0.5), (1e6, 1e6 + 1.0)] {
+            assert_eq!(
+                Momentum::Decay(0.75_f64).blend(old, new, 1),
+                Momentum::Factor(0.25).blend(old, new, 1)
+            );
+        }
+    }
+
+    #[test]
+    fn cumulative_is_the_running_mean() {
+        // 3, 5, 10 → 6 (V10), from any initial value.
+        let mut r = 123.0_f64;
+        for (k, b) in [3.0, 5.0, 10.0].into_iter().enumerate() {
+            r = Momentum::Cumulative.blend(r, b, k as u64 + 1);
+        }
+        assert_eq!(r, 6.0);
+    }
+
+    #[test]
+    fn invalid_momenta_are_rejected() {
+        assert!(Momentum::Factor(-0.1_f64).validate().is_err());
+        assert!(Momentum::Decay(f32::NAN).validate().is_err());
+        assert!(Momentum::<f64>::Cumulative.validate().is_ok());
+        assert!(Momentum::<f64>::from_span(f64::INFINITY).is_err());
+        assert!(Momentum::<f64>::from_half_life(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn half_life_halves_the_weight() {
+        let Momentum::Decay(beta) = Momentum::<f64>::from_half_life(10.0).unwrap() else {
+            panic!("from_half_life gives a decay")
+        };
+        assert!((beta.powi(10) - 0.5).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,263 @@
+//! Mean and variance: Welford's update, Chan's merge.
+
+use crate::Float;
+use crate::accumulator::impl_accumulator;
+use crate::moments::Moments;
+
+/// Count, mean and variance of every value pushed, in constant space.
+///
+/// Each push is a Welford step on the value minus a shift taken from the
+/// data (the first value), so data whose mean is far larger than its spread
+/// — `1e9 + U(0, 1)`, say — keeps its digits. [`merge`](crate::Merge::merge)
+/// is Chan, Golub & LeVeque's pairwise formula, exact in real arithmetic,
+/// which is what makes parallel and distributed reductions correct.
+/// Slices go through blocked kernels that accumulate in `f64`.
+///
+/// Empty → every statistic is `None`; the sample variance needs two values.
+/// The variance is never negative; NaN and ±∞ propagate.
+///
+/// # Example
+///
+/// ```
+/// use momenta::Variance;
+///
+/// let mut v = Variance::new();
+/// for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
+///     v.push(x);
+/// }
+/// assert_eq!(v.mean(), Some(5.0));
+/// assert_eq!(v.population_variance(), Some(4.0));
+/// assert_eq!(v.population_std_dev(), Some(2.0));
+/// assert_eq!(v.sample_variance(), Some(32.0 / 7.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "Moments<F>",
+        into = "Moments<F>",
+        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+    )
+)]
+pub struct Variance<F> {
+    moments: Moments<F>,
+}
+
+impl<F: Float> Default for Variance<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<F: Float> Variance<F> {
+    /// An empty accumulator.
+    ///
+    /// ```
+    /// let v = momenta::Variance::<f64>::new();
+    /// assert_eq!(v.count(), 0);
+    /// assert_eq!(v.mean(), None);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            moments: Moments::default(),
+        }
+    }
+
+    /// Statistics of a slice of `f32` or `f64`, computed by the blocked
+    /// kernels in `f64`: `Variance::<f64>::from_slice(&data_f32)` gives
+    /// f64-accurate statistics of f32 data.
+    ///
+    /// ```
+    /// let v = momenta::Variance::<f64>::from_slice(&[1.0_f32, 2.0, 3.0, 4.0]);
+    /// assert_eq!(v.population_variance(), Some(1.25));
+    /// ```
+    #[must_use]
+    pub fn from_slice<S: Float>(xs: &[S]) -> Self {
+        Self {
+            moments: crate::kernels::moments(xs).cast(),
+        }
+    }
+
+    /// Adds one value.
+    ///
+    /// ```
+    /// let mut v = momenta::Variance::new();
+    /// v.push(1.0);
+    /// v.push(3.0);
+    /// assert_eq!(v.sample_variance(), Some(2.0));
+    /// ```
+    #[inline]
+    pub fn push(&mut self, x: F) {
+        self.moments.push(x);
+    }
+
+    /// Adds every value of a slice of `f32` or `f64`, through the kernels.
+    ///
+    /// ```
+    /// let mut v = momenta::Variance::<f64>::new();
+    /// v.extend_from_slice(&[1.0_f64, 2.0]);
+    /// v.extend_from_slice(&[3.0_f32]);
+    /// assert_eq!(v.sample_variance(), Some(1.0));
+    /// ```
+    pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
+        self.moments.merge(&crate::kernels::moments(xs).cast());
+    }
+
+    /// The number of values pushed.
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f32>::from_slice(&[0.0_f32; 5]).count(), 5);
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.moments.count
+    }
+
+    /// The mean, or `None` when empty.
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f64>::from_slice(&[1.0, 4.0]).mean(), Some(2.5));
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<F> {
+        self.moments.mean()
+    }
+
+    /// The sum of squared deviations from the mean, Σ(x − x̄)², or `None`
+    /// when empty. Never negative.
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f64>::from_slice(&[1.0, 3.0]).sum_squared_deviations(), Some(2.0));
+    /// ```
+    #[must_use]
+    pub fn sum_squared_deviations(&self) -> Option<F> {
+        (self.moments.count > 0).then(|| self.moments.m2())
+    }
+
+    /// The population (biased) variance Σ(x − x̄)²/n, or `None` when empty.
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f64>::from_slice(&[1.0, 3.0]).population_variance(), Some(1.0));
+    /// ```
+    #[must_use]
+    pub fn population_variance(&self) -> Option<F> {
+        self.moments.variance(0)
+    }
+
+    /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1), or `None` below two
+    /// values.
+    ///
+    /// ```
+    /// use momenta::Variance;
+    /// assert_eq!(Variance::<f64>::from_slice(&[1.0, 3.0]).sample_variance(), Some(2.0));
+    /// assert_eq!(Variance::<f64>::from_slice(&[1.0]).sample_variance(), None);
+    /// ```
+    #[must_use]
+    pub fn sample_variance(&self) -> Option<F> {
+        self.moments.variance(1)
+    }
+
+    /// The population standard deviation, √(population variance).
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f64>::from_slice(&[1.0, 3.0]).population_std_dev(), Some(1.0));
+    /// ```
+    #[must_use]
+    pub fn population_std_dev(&self) -> Option<F> {
+        self.population_variance().map(F::sqrt)
+    }
+
+    /// The sample standard deviation, √(sample variance).
+    ///
+    /// ```
+    /// assert_eq!(momenta::Variance::<f64>::from_slice(&[0.0, 4.0, 8.0]).sample_std_dev(), Some(4.0));
+    /// ```
+    #[must_use]
+    pub fn sample_std_dev(&self) -> Option<F> {
+        self.sample_variance().map(F::sqrt)
+    }
+
+    /// Forgets every value.
+    ///
+    /// ```
+    /// let mut v = momenta::Variance::<f64>::from_slice(&[1.0, 2.0]);
+    /// v.reset();
+    /// assert_eq!(v, momenta::Variance::new());
+    /// ```
+    pub fn reset(&mut self) {
+        *self = Self::new();
+    }
+
+    pub(crate) fn from_moments(moments: Moments<F>) -> Self {
+        Self { moments }
+    }
+}
+
+impl<F: Float> crate::Merge for Variance<F> {
+    /// ```
+    /// use momenta::{Merge, Variance};
+    /// let mut a = Variance::<f64>::from_slice(&[1.0, 2.0, 3.0, 4.0, 5.0]);
+    /// a.merge(&Variance::from_slice(&[10.0, 11.0, 12.0]));
+    /// assert_eq!(a.population_variance(), Some(16.5));
+    /// ```
+    fn merge(&mut self, other: &Self) {
+        self.moments.merge(&other.moments);
+    }
+}
+
+impl_accumulator!(Variance, from_iter);
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<Moments<F>> for Variance<F> {
+    type Error = crate::Error;
+    fn try_from(m: Moments<F>) -> Result<Self, Self::Error> {
+        m.validate()?;
+        Ok(Self { moments: m })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F> From<Variance<F>> for Moments<F> {
+    fn from(v: Variance<F>) -> Self {
+        v.moments
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_offset_keeps_its_digits() {
+        // 1e9 + k/8 for k = 0..8: the spread is exact in f64, and so is
+        // its variance: Σ(k − 3.5)²/64 / 8 = 42/512.
+        let xs: alloc::vec::Vec<f64> = (0..8).map(|k| 1e9 + f64::from(k) / 8.0).collect();
+        let mut v = Variance::new();
+        xs.iter().for_each(|&x| v.push(x));
+        assert_eq!(v.population_variance(), Some(42.0 / 512.0));
+        assert_eq!(
+            Variance::<f64>::from_slice(&xs).population_variance(),
+            Some(42.0 / 512.0)
+        );
+    }
+
+    #[test]
+    fn statistics_need_enough_values() {
+        let v = Variance::<f64>::new();
+        assert_eq!(v.population_variance(), None);
+        assert_eq!(v.sum_squared_deviations(), None);
+        let v: Variance<f64> = [7.0].into_iter().collect();
+        assert_eq!(v.population_variance(), Some(0.0));
+        assert_eq!(v.sample_variance(), None);
+    }
+
+    #[test]
+    fn infinity_and_nan_propagate_without_panic() {
+        let v: Variance<f64> = [1.0, f64::NAN].into_iter().collect();
+        assert!(v.population_variance().unwrap().is_nan());
+        let v: Variance<f64> = [1.0, f64::INFINITY].into_iter().collect();
+        assert!(v.mean().unwrap().is_infinite());
+    }
+}
