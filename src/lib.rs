@@ -104,7 +104,9 @@ extern crate alloc;
 extern crate std;
 
 mod accumulator;
+mod ema;
 mod error;
+mod ew_variance;
 mod float;
 mod kernels;
 mod mean;
@@ -113,7 +115,9 @@ mod momentum;
 mod variance;
 
 pub use accumulator::{Accumulator, Merge};
+pub use ema::Ema;
 pub use error::{Error, ErrorKind};
+pub use ew_variance::EwVariance;
 pub use float::Float;
 pub use mean::Mean;
 pub use momentum::Momentum;
