@@ -14,11 +14,17 @@ mod kernels;
 mod mean;
 mod moments;
 mod momentum;
+mod moving_average;
+mod moving_variance;
+mod ring;
 mod variance;
+mod window;
 
 pub use accumulator::{Accumulator, Merge};
 pub use error::{Error, ErrorKind};
 pub use float::Float;
 pub use mean::Mean;
 pub use momentum::Momentum;
+pub use moving_average::MovingAverage;
+pub use moving_variance::MovingVariance;
 pub use variance::Variance;
