@@ -18,8 +18,8 @@ use crate::{Error, Float};
 /// error-free (TwoSum) compensated pair, and it is rebuilt from scratch every
 /// `window` pushes by a second accumulator that only ever adds — so rounding
 /// errors cannot accumulate, however long the stream. On data like
-/// `1e6 + U(0, 1)` the mean stays within a few ulps of the exact mean of the
-/// window after 10⁸ pushes (the crate's tests check this).
+/// `1e6 + U(0, 1)` the mean stays within an ulp of the exact mean of the
+/// window at every one of 10⁸ pushes (the crate's tests check this).
 ///
 /// # Memory
 ///
@@ -49,7 +49,9 @@ use crate::{Error, Float};
 /// hold the same values in the same order. With the `serde` feature the
 /// serialized form is exactly that — `{"window": 3, "values": [...]}`,
 /// oldest first — and the sums are recomputed on the way in, so a restored
-/// average continues like the original, up to rounding.
+/// average continues like the original, up to rounding (given a format that
+/// reads floats back exactly). A window of 0 or more values than the window
+/// is rejected with an [`Error`].
 ///
 /// # Example
 ///
@@ -233,8 +235,12 @@ impl<F: Float> MovingAverage<F> {
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::new(3)?;
-    /// a.extend_from_slice(&[1.0, 2.0, 3.0, 4.0]);
-    /// assert_eq!(a.as_slices(), (&[2.0, 3.0][..], &[4.0][..]));
+    /// for x in [1.0, 2.0, 3.0, 4.0] {
+    ///     a.push(x);
+    /// }
+    /// let (older, newer) = a.as_slices();
+    /// assert_eq!((older, newer), (&[2.0, 3.0][..], &[4.0][..]));
+    /// assert_eq!([older, newer].concat(), [2.0, 3.0, 4.0]);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]

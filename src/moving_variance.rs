@@ -19,6 +19,16 @@ use crate::{Error, Float};
 /// Empty → every statistic is `None`; the sample variance needs two values
 /// in the window. The variance is never negative.
 ///
+/// # Accuracy
+///
+/// On data like `1e6 + U(0, 1)` the variance stays within about 1e-14
+/// relative error of the exact variance of the window after 10⁸ pushes (the
+/// crate's tests check 1e-12 at every push). Removing a value leaves an
+/// absolute error of a few ulps of the largest M2 the window had since the
+/// last rebuild: right after a burst of large values leaves, a small
+/// variance can be off by that much, until at most `window` pushes later
+/// the rebuild makes it exact again.
+///
 /// # Memory
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): memory follows the values
