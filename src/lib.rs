@@ -112,7 +112,11 @@ mod kernels;
 mod mean;
 mod moments;
 mod momentum;
+mod moving_average;
+mod moving_variance;
+mod ring;
 mod variance;
+mod window;
 
 pub use accumulator::{Accumulator, Merge};
 pub use ema::Ema;
@@ -121,6 +125,8 @@ pub use ew_variance::EwVariance;
 pub use float::Float;
 pub use mean::Mean;
 pub use momentum::Momentum;
+pub use moving_average::MovingAverage;
+pub use moving_variance::MovingVariance;
 pub use variance::Variance;
 
 /// The README's example, compiled and run as a doctest.
