@@ -8,6 +8,7 @@ extern crate alloc;
 extern crate std;
 
 mod accumulator;
+pub mod batchnorm;
 mod error;
 mod float;
 mod kernels;
