@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use super::RunningStats;
-use super::normalize::scales;
+use super::normalize::{scales, widen};
 use crate::{Error, Float};
 
 fn check_beta<F>(beta: Option<&[F]>, channels: usize) -> Result<(), Error> {
@@ -56,7 +56,7 @@ pub fn scale_shift<F: Float>(
     let channels = mean.len();
     check_var(var, channels)?;
     check_beta(beta, channels)?;
-    let s = scales(var, eps, gamma)?;
+    let s = scales(&widen(var), eps, gamma)?;
     let shift = mean
         .iter()
         .zip(&s)
@@ -119,7 +119,7 @@ pub fn fold_linear<F: Float>(
             ));
         }
     };
-    let s = scales(var, eps, gamma)?;
+    let s = scales(&widen(var), eps, gamma)?;
     if row > 0 {
         for (w_row, &s) in weight.chunks_exact_mut(row).zip(&s) {
             for w in w_row {

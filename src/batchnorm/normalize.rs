@@ -12,7 +12,8 @@ use crate::{Error, Float};
 /// speed of a plain copy in both layouts: channels-first rows of `inner`
 /// values share one `(mean, scale, β)`; channels-last rows of `C` values
 /// zip with the parameter vectors. `scale` is computed in `f64` and rounded
-/// once.
+/// once; the mean is kept as two `F` parts, so an `f64` batch mean is not
+/// lost to cancellation in `x − mean`.
 ///
 /// Subtracting the mean first is more accurate than the frameworks'
 /// `x · scale + (β − mean · scale)` when the data sit far from zero
@@ -36,7 +37,11 @@ use crate::{Error, Float};
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Normalizer<F> {
-    mean: Vec<F>,
+    /// The mean rounded to `F`, and what that rounding dropped: `x − hi`
+    /// is exact for `x` near the mean, so `(x − hi) − lo` keeps the digits
+    /// an `F` mean alone would lose to cancellation.
+    mean_hi: Vec<F>,
+    mean_lo: Vec<F>,
     scale: Vec<F>,
     beta: Vec<F>,
 }
@@ -62,21 +67,30 @@ pub(super) fn check_eps<F: Float>(eps: F) -> Result<(), Error> {
 }
 
 /// `γ/√(var + eps)` per channel, in `f64`, after checking every argument.
-pub(super) fn scales<F: Float>(var: &[F], eps: F, gamma: Option<&[F]>) -> Result<Vec<f64>, Error> {
+pub(super) fn scales<F: Float>(
+    var: &[f64],
+    eps: F,
+    gamma: Option<&[F]>,
+) -> Result<Vec<f64>, Error> {
     check_eps(eps)?;
     check_len("gamma", gamma, var.len())?;
-    if let Some(v) = var.iter().find(|v| **v < F::zero()) {
-        return Err(Error::parameter("variance", v.as_f64(), "non-negative"));
+    if let Some(&v) = var.iter().find(|v| **v < 0.0) {
+        return Err(Error::parameter("variance", v, "non-negative"));
     }
     let eps = eps.as_f64();
     Ok(var
         .iter()
         .enumerate()
-        .map(|(c, v)| {
+        .map(|(c, &v)| {
             let g = gamma.and_then(|g| g.get(c)).map_or(1.0, |g| g.as_f64());
-            g / num_traits::Float::sqrt(v.as_f64() + eps)
+            g / num_traits::Float::sqrt(v + eps)
         })
         .collect())
+}
+
+/// Widens a slice to `f64`.
+pub(super) fn widen<F: Float>(xs: &[F]) -> Vec<f64> {
+    xs.iter().map(|x| x.as_f64()).collect()
 }
 
 impl<F: Float> Normalizer<F> {
@@ -106,12 +120,39 @@ impl<F: Float> Normalizer<F> {
         gamma: Option<&[F]>,
         beta: Option<&[F]>,
     ) -> Result<Self, Error> {
+        check_len("variance", Some(var), mean.len())?;
+        Self::from_f64(&widen(mean), &widen(var), eps, gamma, beta)
+    }
+
+    /// The constructor behind the others, from `f64` statistics.
+    pub(super) fn from_f64(
+        mean: &[f64],
+        var: &[f64],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
         let channels = mean.len();
         check_len("variance", Some(var), channels)?;
         check_len("beta", beta, channels)?;
         let scale = scales(var, eps, gamma)?;
+        let mean_hi: Vec<F> = mean.iter().map(|&m| F::from_f64(m)).collect();
+        let mean_lo = mean
+            .iter()
+            .zip(&mean_hi)
+            .map(|(&m, hi)| {
+                let lo = m - hi.as_f64();
+                // ±∞ and NaN means: no correction (∞ − ∞ would be NaN).
+                if lo.is_finite() {
+                    F::from_f64(lo)
+                } else {
+                    F::zero()
+                }
+            })
+            .collect();
         Ok(Self {
-            mean: mean.to_vec(),
+            mean_hi,
+            mean_lo,
             scale: scale.into_iter().map(F::from_f64).collect(),
             beta: beta.map_or_else(|| alloc::vec![F::zero(); channels], <[F]>::to_vec),
         })
@@ -126,7 +167,7 @@ impl<F: Float> Normalizer<F> {
     /// ```
     #[must_use]
     pub fn channels(&self) -> usize {
-        self.mean.len()
+        self.mean_hi.len()
     }
 
     /// The per-channel scales `γ/√(var + eps)`.
@@ -140,6 +181,16 @@ impl<F: Float> Normalizer<F> {
     #[must_use]
     pub fn scale(&self) -> &[F] {
         &self.scale
+    }
+
+    /// `(mean_hi, mean_lo, scale, β)` of each channel, in order.
+    fn params(&self) -> impl Iterator<Item = (&F, &F, &F, &F)> + Clone {
+        self.mean_hi
+            .iter()
+            .zip(&self.mean_lo)
+            .zip(&self.scale)
+            .zip(&self.beta)
+            .map(|(((hi, lo), s), b)| (hi, lo, s, b))
     }
 
     fn check(&self, len: usize, layout: Layout) -> Result<(), Error> {
@@ -182,19 +233,18 @@ impl<F: Float> Normalizer<F> {
         let c = layout.channels();
         let inner = layout.inner();
         let block = c * inner;
-        let (mean, scale, beta) = (&self.mean[..], &self.scale[..], &self.beta[..]);
+        let params = self.params();
         for (xb, ob) in xs.chunks_exact(block).zip(out.chunks_exact_mut(block)) {
             if inner == 1 {
-                for ((((o, &x), &m), &s), &b) in
-                    ob.iter_mut().zip(xb).zip(mean).zip(scale).zip(beta)
-                {
-                    *o = (x - m) * s + b;
+                let row = ob.iter_mut().zip(xb).zip(params.clone());
+                for ((o, &x), (&hi, &lo, &s, &b)) in row {
+                    *o = ((x - hi) - lo) * s + b;
                 }
             } else {
                 let rows = xb.chunks_exact(inner).zip(ob.chunks_exact_mut(inner));
-                for ((((xr, or), &m), &s), &b) in rows.zip(mean).zip(scale).zip(beta) {
+                for ((xr, or), (&hi, &lo, &s, &b)) in rows.zip(params.clone()) {
                     for (o, &x) in or.iter_mut().zip(xr) {
-                        *o = (x - m) * s + b;
+                        *o = ((x - hi) - lo) * s + b;
                     }
                 }
             }
@@ -223,18 +273,16 @@ impl<F: Float> Normalizer<F> {
         }
         let inner = layout.inner();
         let block = layout.channels() * inner;
-        let (mean, scale, beta) = (&self.mean[..], &self.scale[..], &self.beta[..]);
+        let params = self.params();
         for xb in xs.chunks_exact_mut(block) {
             if inner == 1 {
-                for (((x, &m), &s), &b) in xb.iter_mut().zip(mean).zip(scale).zip(beta) {
-                    *x = (*x - m) * s + b;
+                for (x, (&hi, &lo, &s, &b)) in xb.iter_mut().zip(params.clone()) {
+                    *x = ((*x - hi) - lo) * s + b;
                 }
             } else {
-                for (((xr, &m), &s), &b) in
-                    xb.chunks_exact_mut(inner).zip(mean).zip(scale).zip(beta)
-                {
+                for (xr, (&hi, &lo, &s, &b)) in xb.chunks_exact_mut(inner).zip(params.clone()) {
                     for x in xr {
-                        *x = (*x - m) * s + b;
+                        *x = ((*x - hi) - lo) * s + b;
                     }
                 }
             }
@@ -321,7 +369,16 @@ impl<F: Float> BatchStats<F> {
         beta: Option<&[F]>,
     ) -> Result<Normalizer<F>, Error> {
         self.check_usable()?;
-        Normalizer::new(self.mean(), &self.variance(), eps, gamma, beta)
+        let moments = self.moments();
+        let mean: Vec<f64> = moments
+            .iter()
+            .map(|m| m.mean().unwrap_or(f64::NAN))
+            .collect();
+        let var: Vec<f64> = moments
+            .iter()
+            .map(|m| m.variance(0).unwrap_or(f64::NAN))
+            .collect();
+        Normalizer::from_f64(&mean, &var, eps, gamma, beta)
     }
 
     /// Training-mode normalization of `xs` (shape `layout`) into `out`,
