@@ -35,7 +35,7 @@ use crate::{Error, Float, Momentum};
 ///
 /// // V3: BatchNorm1d(3) on x of shape (4, 3, 4), PyTorch defaults.
 /// let xs: Vec<f64> = (0..48).map(|i| f64::from(i % 12 + 1 + i / 12)).collect();
-/// let batch = BatchStats::compute(&xs, Layout::ncl(4, 3, 4)?)?;
+/// let batch = BatchStats::<f64>::compute(&xs, Layout::ncl(4, 3, 4)?)?;
 /// let mut running = RunningStats::new(3, BnConfig::pytorch());
 /// running.update(&batch)?;
 /// assert!((running.mean()[0] - 0.4).abs() < 1e-12);
