@@ -104,6 +104,7 @@ extern crate alloc;
 extern crate std;
 
 mod accumulator;
+pub mod batchnorm;
 mod ema;
 mod error;
 mod ew_variance;

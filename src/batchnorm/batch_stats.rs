@@ -1,0 +1,534 @@
+//! Per-channel statistics of one batch, and their exact merge (SyncBN).
+
+use alloc::vec::Vec;
+
+use super::Layout;
+use crate::moments::Moments;
+use crate::{Error, Float, Merge};
+
+/// Per-channel count, mean and sum of squared deviations (M2) of one batch,
+/// computed in one pass over the data.
+///
+/// The data may be `f32` or `f64` whatever `F` is: the kernels accumulate in
+/// `f64` and every channel's state is kept in `f64` (shift, mean offset,
+/// M2), so [`BatchStats::<f32>`](BatchStats) of `f32` activations is as
+/// accurate as the data allows (no `E[x²] − E[x]²` cancellation) and
+/// statistics merged across ranks lose nothing to `f32` rounding. The
+/// getters round to `F` once.
+///
+/// # Synchronized BatchNorm
+///
+/// [`merge`](Merge::merge) is Chan's formula: each rank computes its
+/// `BatchStats` on its shard, the ranks exchange one `(count, mean, M2)`
+/// triple per channel ([`count`](BatchStats::count),
+/// [`mean`](BatchStats::mean),
+/// [`sum_squared_deviations`](BatchStats::sum_squared_deviations) out,
+/// [`from_parts`](BatchStats::from_parts) in), and merging gives the whole
+/// batch's statistics exactly (up to rounding) — no second pass over the
+/// data for the variance. Averaging per-rank means and variances with equal
+/// weights, a known porting bug, is wrong whenever shards differ in size or
+/// in mean.
+///
+/// # Empty and invalid values
+///
+/// A batch with no values per channel has count 0; its means and variances
+/// are NaN (0/0), and it is the identity of `merge`. The unbiased variance
+/// is NaN below two values. NaN and ±∞ in the data propagate.
+///
+/// # Example
+///
+/// ```
+/// use momenta::Merge;
+/// use momenta::batchnorm::{BatchStats, Layout};
+///
+/// // Two ranks of a synchronized BatchNorm with one channel (V7).
+/// let mut s = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
+/// let other = BatchStats::compute(&[10.0_f32, 11.0, 12.0], Layout::nc(3, 1)?)?;
+/// s.merge(&other);
+/// assert_eq!(s.count(), 8);
+/// assert_eq!(s.mean(), &[6.0]);
+/// assert_eq!(s.variance(), vec![16.5]);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "BatchStatsState",
+        into = "BatchStatsState",
+        bound = "F: Float"
+    )
+)]
+pub struct BatchStats<F> {
+    count: u64,
+    moments: Vec<Moments<f64>>,
+    /// `moments` rounded to `F`, so that `mean()` can return a slice.
+    mean: Vec<F>,
+    poisoned: bool,
+}
+
+fn mean_of(m: &Moments<f64>) -> f64 {
+    m.mean().unwrap_or(f64::NAN)
+}
+
+impl<F: Float> BatchStats<F> {
+    fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
+        let mean = moments.iter().map(|m| F::from_f64(mean_of(m))).collect();
+        Self {
+            count,
+            moments,
+            mean,
+            poisoned: false,
+        }
+    }
+
+    /// Statistics with no values for `channels` channels: the identity of
+    /// [`merge`](Merge::merge).
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let mut total = BatchStats::<f64>::new(2);
+    /// assert_eq!(total.count(), 0);
+    /// total.merge(&BatchStats::compute(&[1.0, 2.0, 3.0, 4.0], Layout::nc(2, 2)?)?);
+    /// assert_eq!(total.mean(), &[2.0, 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn new(channels: usize) -> Self {
+        Self::from_moments(0, alloc::vec![Moments::default(); channels])
+    }
+
+    /// The statistics of every channel of `xs`, a tensor of shape `layout`,
+    /// in one pass through the kernels (accumulating in `f64`).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// naming `data` when `xs.len()` differs from `layout.len()`.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// // V2: x = [[2, 15, 2, 1], [2, 17, 2, 1], [−4, −2, −2, −1]], shape (N=3, C=4).
+    /// let xs = [2.0, 15.0, 2.0, 1.0, 2.0, 17.0, 2.0, 1.0, -4.0, -2.0, -2.0, -1.0];
+    /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(3, 4)?)?;
+    /// assert_eq!(&s.mean()[..2], &[0.0, 10.0]);
+    /// assert!((s.mean()[2] - 2.0 / 3.0).abs() < 1e-15);
+    /// assert_eq!(s.unbiased_variance()[..2], [12.0, 109.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn compute<S: Float>(xs: &[S], layout: Layout) -> Result<Self, Error> {
+        layout.check(xs.len())?;
+        let moments =
+            crate::kernels::channel_moments(xs, layout.outer(), layout.channels(), layout.inner());
+        Ok(Self::from_moments(layout.count_per_channel(), moments))
+    }
+
+    /// [`compute`](BatchStats::compute) on every rayon thread. The result
+    /// does not depend on the number of threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`compute`](BatchStats::compute).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let xs: Vec<f32> = (0..600).map(|i| (i % 7) as f32).collect();
+    /// let layout = Layout::nchw(2, 3, 10, 10)?;
+    /// let s = BatchStats::<f64>::par_compute(&xs, layout)?;
+    /// assert_eq!(s, BatchStats::compute(&xs, layout)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_compute<S: Float>(xs: &[S], layout: Layout) -> Result<Self, Error> {
+        layout.check(xs.len())?;
+        let moments = crate::kernels::par_channel_moments(
+            xs,
+            layout.outer(),
+            layout.channels(),
+            layout.inner(),
+        );
+        Ok(Self::from_moments(layout.count_per_channel(), moments))
+    }
+
+    /// Statistics received from elsewhere — another rank of a synchronized
+    /// BatchNorm — as one `(count, mean, M2)` triple per channel, where
+    /// `M2 = Σ(x − mean)²` is what
+    /// [`sum_squared_deviations`](BatchStats::sum_squared_deviations) gives.
+    /// With `count` 0 the means and M2 must all be 0.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    ///   naming `m2` when `m2` and `mean` differ in length;
+    /// - [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) when an
+    ///   M2 is negative, when `count` is 0 and a mean or M2 is not, or when
+    ///   `count` is 1 and an M2 is not 0. (NaN is accepted: it propagates.)
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let local = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
+    /// // What the other rank sent: its count, means and M2.
+    /// let remote = BatchStats::from_parts(3, &[11.0], &[2.0])?;
+    /// let mut all = local.clone();
+    /// all.merge(&remote);
+    /// assert_eq!((all.mean()[0], all.variance()[0]), (6.0, 16.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn from_parts(count: u64, mean: &[F], m2: &[F]) -> Result<Self, Error> {
+        if mean.len() != m2.len() {
+            return Err(Error::length("m2", mean.len(), m2.len()));
+        }
+        let moments = mean
+            .iter()
+            .zip(m2)
+            .map(|(&mu, &m2)| {
+                let m = Moments {
+                    count,
+                    shift: mu.as_f64(),
+                    offset: 0.0,
+                    m2: m2.as_f64(),
+                };
+                m.validate().map(|()| m)
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Self::from_moments(count, moments))
+    }
+
+    /// The number of channels.
+    ///
+    /// ```
+    /// assert_eq!(momenta::batchnorm::BatchStats::<f32>::new(3).channels(), 3);
+    /// ```
+    #[must_use]
+    pub fn channels(&self) -> usize {
+        self.moments.len()
+    }
+
+    /// The number of values per channel (the `n` of the BatchNorm formulas;
+    /// after a merge, the whole batch's).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f32>::compute(&[0.0_f32; 120], Layout::nchw(2, 3, 4, 5)?)?;
+    /// assert_eq!(s.count(), 40);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The per-channel means (NaN when the count is 0 or the stats are
+    /// [poisoned](BatchStats::is_poisoned)).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
+    /// assert_eq!(s.mean(), &[2.0, 15.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> &[F] {
+        &self.mean
+    }
+
+    fn per_channel(&self, f: impl Fn(&Moments<f64>) -> f64) -> Vec<F> {
+        self.moments
+            .iter()
+            .map(|m| {
+                if self.poisoned {
+                    F::nan()
+                } else {
+                    F::from_f64(f(m))
+                }
+            })
+            .collect()
+    }
+
+    /// The per-channel sums of squared deviations `M2 = Σ(x − mean)²`
+    /// (never negative; 0 when the count is 0) — what a rank sends to the
+    /// others in a synchronized BatchNorm.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
+    /// assert_eq!(s.sum_squared_deviations(), vec![10.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sum_squared_deviations(&self) -> Vec<F> {
+        self.per_channel(Moments::m2)
+    }
+
+    /// The per-channel biased variance `M2/n` — the one BatchNorm
+    /// normalizes with in training. NaN when the count is 0.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
+    /// assert_eq!(s.variance(), vec![1.0, 25.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn variance(&self) -> Vec<F> {
+        self.per_channel(|m| m.variance(0).unwrap_or(f64::NAN))
+    }
+
+    /// The per-channel unbiased variance `M2/(n − 1)` (Bessel's
+    /// correction), NaN below two values.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
+    /// assert_eq!(s.unbiased_variance(), vec![2.0, 50.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unbiased_variance(&self) -> Vec<F> {
+        self.per_channel(|m| m.variance(1).unwrap_or(f64::NAN))
+    }
+
+    /// The per-channel inverse standard deviation `1/√(σ²_biased + eps)`:
+    /// cuDNN's and TensorFlow's "saved inverse variance".
+    ///
+    /// `eps` is not validated here (configurations validate theirs): a
+    /// negative or NaN `eps` gives NaN or ∞ where `σ² + eps ≤ 0`, never a
+    /// panic.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
+    /// assert_eq!(s.inv_std(0.0), vec![1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn inv_std(&self, eps: F) -> Vec<F> {
+        let eps = eps.as_f64();
+        self.per_channel(|m| {
+            let var = m.variance(0).unwrap_or(f64::NAN);
+            num_traits::Float::sqrt(var + eps).recip()
+        })
+    }
+
+    /// Merges `other` into `self`, checking that the channel counts agree.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    ///   naming `channels` when the channel counts differ;
+    /// - [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) when
+    ///   either side is [poisoned](BatchStats::is_poisoned).
+    ///
+    /// `self` is unchanged on error.
+    ///
+    /// ```
+    /// use momenta::batchnorm::BatchStats;
+    /// let mut a = BatchStats::<f64>::new(2);
+    /// assert!(a.try_merge(&BatchStats::new(2)).is_ok());
+    /// assert!(a.try_merge(&BatchStats::new(3)).is_err());
+    /// assert!(!a.is_poisoned());
+    /// ```
+    pub fn try_merge(&mut self, other: &Self) -> Result<(), Error> {
+        if self.channels() != other.channels() {
+            return Err(Error::length("channels", self.channels(), other.channels()));
+        }
+        if self.poisoned || other.poisoned {
+            return Err(poisoned_error());
+        }
+        for ((m, o), mean) in self
+            .moments
+            .iter_mut()
+            .zip(&other.moments)
+            .zip(&mut self.mean)
+        {
+            m.merge(o);
+            *mean = F::from_f64(mean_of(m));
+        }
+        self.count = self.count.saturating_add(other.count);
+        Ok(())
+    }
+
+    /// Whether a [`merge`](Merge::merge) of statistics with different
+    /// channel counts happened. Poisoned statistics report NaN means and
+    /// variances, and every fallible use of them —
+    /// [`RunningStats::update`](super::RunningStats::update), normalizing,
+    /// [`try_merge`](BatchStats::try_merge) — returns an error, so the
+    /// mistake cannot pass silently into running statistics.
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::batchnorm::BatchStats;
+    /// let mut a = BatchStats::<f64>::new(2);
+    /// a.merge(&BatchStats::new(3));
+    /// assert!(a.is_poisoned());
+    /// assert!(a.mean()[0].is_nan());
+    /// ```
+    #[must_use]
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    /// Fails if the statistics are poisoned.
+    pub(crate) fn check_usable(&self) -> Result<(), Error> {
+        if self.poisoned {
+            Err(poisoned_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The raw per-channel moments, in `f64`.
+    pub(crate) fn moments(&self) -> &[Moments<f64>] {
+        &self.moments
+    }
+}
+
+fn poisoned_error() -> Error {
+    Error::state("batch statistics were merged with statistics of a different channel count")
+}
+
+impl<F: Float> Merge for BatchStats<F> {
+    /// Chan's merge of every channel: afterwards `self` holds the
+    /// statistics of both batches together.
+    ///
+    /// `Merge::merge` cannot return an error. When the channel counts
+    /// differ, `self` becomes [poisoned](BatchStats::is_poisoned): its
+    /// means and variances read NaN and every later fallible use returns
+    /// an error naming the mismatch. Use
+    /// [`try_merge`](BatchStats::try_merge) to get the error at once and
+    /// keep `self` unchanged.
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let xs: Vec<f64> = (0..24).map(f64::from).collect();
+    /// let whole = BatchStats::<f64>::compute(&xs, Layout::nc(8, 3)?)?;
+    /// let mut a = BatchStats::<f64>::compute(&xs[..15], Layout::nc(5, 3)?)?;
+    /// a.merge(&BatchStats::compute(&xs[15..], Layout::nc(3, 3)?)?);
+    /// assert_eq!(a.mean(), whole.mean());
+    /// assert_eq!(a.variance(), whole.variance());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    fn merge(&mut self, other: &Self) {
+        if self.try_merge(other).is_err() {
+            self.poisoned = true;
+            self.mean.iter_mut().for_each(|m| *m = F::nan());
+        }
+    }
+}
+
+/// The serialized form: the count, the raw `f64` moments of every channel
+/// (so a restored value merges bit-for-bit like the original) and the
+/// poison flag.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct BatchStatsState {
+    count: u64,
+    moments: Vec<Moments<f64>>,
+    poisoned: bool,
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<BatchStatsState> for BatchStats<F> {
+    type Error = Error;
+    fn try_from(s: BatchStatsState) -> Result<Self, Error> {
+        for m in &s.moments {
+            m.validate()?;
+            if m.count != s.count {
+                return Err(Error::state(alloc::format!(
+                    "every channel must have count {}, got {}",
+                    s.count,
+                    m.count
+                )));
+            }
+        }
+        let mut out = Self::from_moments(s.count, s.moments);
+        if s.poisoned {
+            out.poisoned = true;
+            out.mean.iter_mut().for_each(|m| *m = F::nan());
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F> From<BatchStats<F>> for BatchStatsState {
+    fn from(s: BatchStats<F>) -> Self {
+        Self {
+            count: s.count,
+            moments: s.moments,
+            poisoned: s.poisoned,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    #[test]
+    fn channels_are_separated_in_both_layouts() {
+        // NC with C = 2: channel 0 = 1, 3, 5; channel 1 = 2, 4, 9.
+        let s =
+            BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0, 9.0], Layout::nc(3, 2).unwrap())
+                .unwrap();
+        assert_eq!(s.mean(), &[3.0, 5.0]);
+        assert_eq!(s.unbiased_variance(), vec![4.0, 13.0]);
+        // NCL with L = 3: channel 0 = 1, 2, 3; channel 1 = 4, 5, 9.
+        let s = BatchStats::<f64>::compute(
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 9.0],
+            Layout::ncl(1, 2, 3).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(s.mean(), &[2.0, 6.0]);
+        assert_eq!(s.variance(), vec![2.0 / 3.0, 14.0 / 3.0]);
+    }
+
+    #[test]
+    fn empty_batches_are_nan_and_the_merge_identity() {
+        let e = BatchStats::<f64>::compute::<f64>(&[], Layout::nchw(0, 2, 3, 3).unwrap()).unwrap();
+        assert_eq!(e.count(), 0);
+        assert!(e.mean()[1].is_nan());
+        assert!(e.variance()[0].is_nan());
+        let s = BatchStats::<f64>::compute(&[1.0, 2.0], Layout::nc(1, 2).unwrap()).unwrap();
+        let mut t = e.clone();
+        t.merge(&s);
+        assert_eq!(t, s);
+        let mut u = s.clone();
+        u.merge(&e);
+        assert_eq!(u, s);
+    }
+
+    #[test]
+    fn length_mismatch_is_an_error() {
+        let e = BatchStats::<f32>::compute(&[1.0_f32; 5], Layout::nc(3, 2).unwrap()).unwrap_err();
+        assert_eq!(e.to_string(), "data must have length 6, got 5");
+    }
+
+    #[test]
+    fn from_parts_validates() {
+        assert!(BatchStats::<f64>::from_parts(3, &[1.0], &[-1.0]).is_err());
+        assert!(BatchStats::<f64>::from_parts(3, &[1.0, 2.0], &[1.0]).is_err());
+        assert!(BatchStats::<f64>::from_parts(0, &[1.0], &[0.0]).is_err());
+        assert!(BatchStats::<f64>::from_parts(1, &[1.0], &[0.5]).is_err());
+        assert!(BatchStats::<f64>::from_parts(0, &[0.0], &[0.0]).is_ok());
+        assert!(BatchStats::<f64>::from_parts(2, &[f64::NAN], &[f64::NAN]).is_ok());
+    }
+
+    #[test]
+    fn poison_sticks_and_errors() {
+        let mut a = BatchStats::<f64>::new(2);
+        a.merge(&BatchStats::new(1));
+        assert!(a.is_poisoned());
+        assert!(a.variance()[1].is_nan());
+        assert!(a.check_usable().is_err());
+        a.merge(&BatchStats::new(2));
+        assert!(a.is_poisoned());
+        assert!(a.try_merge(&BatchStats::new(2)).is_err());
+    }
+}

@@ -1,0 +1,71 @@
+//! BatchNorm statistics that match PyTorch, Keras, TensorFlow and cuDNN.
+//!
+//! A BatchNorm layer keeps, per channel, a running mean and variance that
+//! it updates from each training batch and normalizes with in evaluation.
+//! Frameworks disagree on what "momentum" means, on which batch variance
+//! goes into the running variance, on eps, and on one value per channel;
+//! ported models then drift. This module makes each convention a value and
+//! evaluates it exactly:
+//!
+//! - [`Layout`]: a row-major tensor seen as `[outer, channels, inner]`
+//!   (NC, NCL, NCHW, NHWC);
+//! - [`BatchStats`]: per-channel count, mean and M2 of a batch in one pass
+//!   (in `f64`), the biased and unbiased variance, the saved inverse
+//!   standard deviation, and an exact [`Merge`](crate::Merge) for
+//!   synchronized BatchNorm;
+//! - [`BnConfig`]: the presets [`pytorch`](BnConfig::pytorch),
+//!   [`keras`](BnConfig::keras), [`tf_fused`](BnConfig::tf_fused) and
+//!   [`cudnn`](BnConfig::cudnn), each with its momentum convention
+//!   ([`Momentum`](crate::Momentum)), eps and [`VarianceCorrection`];
+//! - [`RunningStats`]: the running mean and variance, updated from
+//!   `BatchStats` under a `BnConfig`, serializable;
+//! - [`Normalizer`], [`normalize`], [`normalize_in_place`]: training- and
+//!   evaluation-mode normalization over any layout;
+//! - [`scale_shift`] and [`fold_linear`]: evaluation-mode BatchNorm as an
+//!   affine map, or folded into the preceding layer's weight and bias.
+//!
+//! | framework | config | momentum | running variance | eps | n = 1 |
+//! |---|---|---|---|---|---|
+//! | PyTorch | `pytorch()` | `Factor(0.1)` | unbiased | 1e-5 | error |
+//! | PyTorch `momentum=None` | `pytorch().with_momentum(Cumulative)` | 1/n | unbiased | 1e-5 | error |
+//! | Keras 3, tf.keras non-fused | `keras()` | `Decay(0.99)` | biased | 1e-3 | variance 0 |
+//! | tf.keras fused | `tf_fused()` | `Factor(1 − 0.99)` | M2/max(n−1, 1) | 1e-3 | variance 0 |
+//! | cuDNN | `cudnn(f)` | `Factor(f)` | unbiased | ≥ 1e-5 | error |
+//!
+//! Normalization always uses the biased batch variance.
+//!
+//! # Example
+//!
+//! ```
+//! use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+//!
+//! // A batch of 2 images, 3 channels, 2 × 2 pixels, channels first.
+//! let xs: Vec<f32> = (0..24).map(|i| (i % 5) as f32).collect();
+//! let layout = Layout::nchw(2, 3, 2, 2)?;
+//!
+//! // Training: statistics of the batch, running update, normalize.
+//! let batch = BatchStats::<f32>::compute(&xs, layout)?;
+//! let mut running = RunningStats::new(3, BnConfig::pytorch());
+//! running.update(&batch)?;
+//! let mut y = vec![0.0_f32; xs.len()];
+//! batch.normalize(&xs, layout, running.config().eps(), None, None, &mut y)?;
+//!
+//! // Evaluation: normalize with the running statistics.
+//! running.normalize(&xs, layout, None, None, &mut y)?;
+//! assert_eq!(running.batches_tracked(), 1);
+//! # Ok::<(), momenta::Error>(())
+//! ```
+
+mod batch_stats;
+mod config;
+mod fold;
+mod layout;
+mod normalize;
+mod running;
+
+pub use batch_stats::BatchStats;
+pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
+pub use fold::{fold_linear, scale_shift};
+pub use layout::Layout;
+pub use normalize::{Normalizer, normalize, normalize_in_place};
+pub use running::RunningStats;

@@ -1,0 +1,558 @@
+//! Normalization: `y = (x − mean) · γ/√(var + eps) + β`, per channel.
+
+use alloc::vec::Vec;
+
+use super::{BatchStats, Layout, RunningStats};
+use crate::{Error, Float};
+
+/// Per-channel parameters of a normalization, precomputed once:
+/// `y = (x − mean) · scale + β` with `scale = γ/√(var + eps)`.
+///
+/// Applying it is one streaming pass over the tensor, which runs near the
+/// speed of a plain copy in both layouts: channels-first rows of `inner`
+/// values share one `(mean, scale, β)`; channels-last rows of `C` values
+/// zip with the parameter vectors. `scale` is computed in `f64` and rounded
+/// once; the mean is kept as two `F` parts, so an `f64` batch mean is not
+/// lost to cancellation in `x − mean`.
+///
+/// Subtracting the mean first is more accurate than the frameworks'
+/// `x · scale + (β − mean · scale)` when the data sit far from zero
+/// (there `x · scale` and `mean · scale` are large and cancel), and costs
+/// nothing measurable: the pass is bound by memory, not arithmetic.
+///
+/// Training mode uses the batch's own statistics
+/// ([`BatchStats::normalize`]); evaluation mode the running ones
+/// ([`RunningStats::normalize`]).
+///
+/// # Example
+///
+/// ```
+/// use momenta::batchnorm::{Layout, Normalizer};
+///
+/// let n = Normalizer::new(&[1.0, 10.0], &[4.0, 1.0], 0.0, Some(&[1.0, 3.0]), Some(&[0.0, 0.5]))?;
+/// let mut y = [0.0; 4];
+/// n.apply(&[3.0, 11.0, -1.0, 9.0], Layout::nc(2, 2)?, &mut y)?;
+/// assert_eq!(y, [1.0, 3.5, -1.0, -2.5]);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Normalizer<F> {
+    /// The mean rounded to `F`, and what that rounding dropped: `x − hi`
+    /// is exact for `x` near the mean, so `(x − hi) − lo` keeps the digits
+    /// an `F` mean alone would lose to cancellation.
+    mean_hi: Vec<F>,
+    mean_lo: Vec<F>,
+    scale: Vec<F>,
+    beta: Vec<F>,
+}
+
+fn check_len<F>(what: &'static str, v: Option<&[F]>, channels: usize) -> Result<(), Error> {
+    match v {
+        Some(v) if v.len() != channels => Err(Error::length(what, channels, v.len())),
+        _ => Ok(()),
+    }
+}
+
+/// Checks an epsilon: finite and non-negative.
+pub(super) fn check_eps<F: Float>(eps: F) -> Result<(), Error> {
+    if eps >= F::zero() && eps.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::parameter(
+            "eps",
+            eps.as_f64(),
+            "finite and non-negative",
+        ))
+    }
+}
+
+/// `γ/√(var + eps)` per channel, in `f64`, after checking every argument.
+pub(super) fn scales<F: Float>(
+    var: &[f64],
+    eps: F,
+    gamma: Option<&[F]>,
+) -> Result<Vec<f64>, Error> {
+    check_eps(eps)?;
+    check_len("gamma", gamma, var.len())?;
+    if let Some(&v) = var.iter().find(|v| **v < 0.0) {
+        return Err(Error::parameter("variance", v, "non-negative"));
+    }
+    let eps = eps.as_f64();
+    Ok(var
+        .iter()
+        .enumerate()
+        .map(|(c, &v)| {
+            let g = gamma.and_then(|g| g.get(c)).map_or(1.0, |g| g.as_f64());
+            g / num_traits::Float::sqrt(v + eps)
+        })
+        .collect())
+}
+
+/// Widens a slice to `f64`.
+pub(super) fn widen<F: Float>(xs: &[F]) -> Vec<f64> {
+    xs.iter().map(|x| x.as_f64()).collect()
+}
+
+impl<F: Float> Normalizer<F> {
+    /// Precomputes the per-channel parameters; `gamma` defaults to ones and
+    /// `beta` to zeros.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    ///   naming `variance`, `gamma` or `beta` when its length differs from
+    ///   `mean`'s;
+    /// - [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    ///   naming `eps` unless it is finite and non-negative, or `variance`
+    ///   when one is negative.
+    ///
+    /// ```
+    /// use momenta::batchnorm::Normalizer;
+    /// assert!(Normalizer::new(&[0.0, 0.0], &[1.0], 1e-5, None, None).is_err());
+    /// assert!(Normalizer::new(&[0.0], &[1.0], -1e-5, None, None).is_err());
+    /// assert_eq!(Normalizer::new(&[0.0_f32; 3], &[1.0; 3], 0.0, None, None)?.channels(), 3);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn new(
+        mean: &[F],
+        var: &[F],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        check_len("variance", Some(var), mean.len())?;
+        Self::from_f64(&widen(mean), &widen(var), eps, gamma, beta)
+    }
+
+    /// The constructor behind the others, from `f64` statistics.
+    pub(super) fn from_f64(
+        mean: &[f64],
+        var: &[f64],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        let channels = mean.len();
+        check_len("variance", Some(var), channels)?;
+        check_len("beta", beta, channels)?;
+        let scale = scales(var, eps, gamma)?;
+        let mean_hi: Vec<F> = mean.iter().map(|&m| F::from_f64(m)).collect();
+        let mean_lo = mean
+            .iter()
+            .zip(&mean_hi)
+            .map(|(&m, hi)| {
+                let lo = m - hi.as_f64();
+                // ±∞ and NaN means: no correction (∞ − ∞ would be NaN).
+                if lo.is_finite() {
+                    F::from_f64(lo)
+                } else {
+                    F::zero()
+                }
+            })
+            .collect();
+        Ok(Self {
+            mean_hi,
+            mean_lo,
+            scale: scale.into_iter().map(F::from_f64).collect(),
+            beta: beta.map_or_else(|| alloc::vec![F::zero(); channels], <[F]>::to_vec),
+        })
+    }
+
+    /// The number of channels.
+    ///
+    /// ```
+    /// use momenta::batchnorm::Normalizer;
+    /// assert_eq!(Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, None, None)?.channels(), 2);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn channels(&self) -> usize {
+        self.mean_hi.len()
+    }
+
+    /// The per-channel scales `γ/√(var + eps)`.
+    ///
+    /// ```
+    /// use momenta::batchnorm::Normalizer;
+    /// let n = Normalizer::new(&[0.0], &[4.0], 0.0, Some(&[3.0]), None)?;
+    /// assert_eq!(n.scale(), &[1.5]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scale(&self) -> &[F] {
+        &self.scale
+    }
+
+    /// `(mean_hi, mean_lo, scale, β)` of each channel, in order.
+    fn params(&self) -> impl Iterator<Item = (&F, &F, &F, &F)> + Clone {
+        self.mean_hi
+            .iter()
+            .zip(&self.mean_lo)
+            .zip(&self.scale)
+            .zip(&self.beta)
+            .map(|(((hi, lo), s), b)| (hi, lo, s, b))
+    }
+
+    fn check(&self, len: usize, layout: Layout) -> Result<(), Error> {
+        layout.check(len)?;
+        if layout.channels() != self.channels() {
+            return Err(Error::length(
+                "layout channels",
+                self.channels(),
+                layout.channels(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes the normalized tensor `xs` (shape `layout`) to `out`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// naming `data` or `output` when a slice does not hold `layout`, or
+    /// `layout channels` when the layout has another channel count.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// let n = Normalizer::new(&[2.0_f32], &[0.25], 0.0, None, None)?;
+    /// let mut y = [0.0_f32; 3];
+    /// n.apply(&[2.0, 2.5, 1.0], Layout::ncl(1, 1, 3)?, &mut y)?;
+    /// assert_eq!(y, [0.0, 1.0, -2.0]);
+    /// assert!(n.apply(&[2.0, 2.5], Layout::ncl(1, 1, 3)?, &mut y).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn apply(&self, xs: &[F], layout: Layout, out: &mut [F]) -> Result<(), Error> {
+        self.check(xs.len(), layout)?;
+        if out.len() != xs.len() {
+            return Err(Error::length("output", xs.len(), out.len()));
+        }
+        if layout.is_empty() {
+            return Ok(());
+        }
+        let c = layout.channels();
+        let inner = layout.inner();
+        let block = c * inner;
+        let params = self.params();
+        for (xb, ob) in xs.chunks_exact(block).zip(out.chunks_exact_mut(block)) {
+            if inner == 1 {
+                let row = ob.iter_mut().zip(xb).zip(params.clone());
+                for ((o, &x), (&hi, &lo, &s, &b)) in row {
+                    *o = ((x - hi) - lo) * s + b;
+                }
+            } else {
+                let rows = xb.chunks_exact(inner).zip(ob.chunks_exact_mut(inner));
+                for ((xr, or), (&hi, &lo, &s, &b)) in rows.zip(params.clone()) {
+                    for (o, &x) in or.iter_mut().zip(xr) {
+                        *o = ((x - hi) - lo) * s + b;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Normalizes `xs` (shape `layout`) in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`apply`](Normalizer::apply).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// let n = Normalizer::new(&[1.0, -1.0], &[1.0, 1.0], 0.0, None, None)?;
+    /// let mut xs = [2.0, 2.0, 0.0, 0.0];
+    /// n.apply_in_place(&mut xs, Layout::nc(2, 2)?)?;
+    /// assert_eq!(xs, [1.0, 3.0, -1.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn apply_in_place(&self, xs: &mut [F], layout: Layout) -> Result<(), Error> {
+        self.check(xs.len(), layout)?;
+        if layout.is_empty() {
+            return Ok(());
+        }
+        let inner = layout.inner();
+        let block = layout.channels() * inner;
+        let params = self.params();
+        for xb in xs.chunks_exact_mut(block) {
+            if inner == 1 {
+                for (x, (&hi, &lo, &s, &b)) in xb.iter_mut().zip(params.clone()) {
+                    *x = ((*x - hi) - lo) * s + b;
+                }
+            } else {
+                for (xr, (&hi, &lo, &s, &b)) in xb.chunks_exact_mut(inner).zip(params.clone()) {
+                    for x in xr {
+                        *x = ((*x - hi) - lo) * s + b;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Normalizes `xs` (shape `layout`) into `out` with given per-channel
+/// statistics: `y = (x − mean)·γ/√(var + eps) + β`, `γ` defaulting to ones
+/// and `β` to zeros. See [`Normalizer`] to reuse the precomputed
+/// parameters.
+///
+/// # Errors
+///
+/// As [`Normalizer::new`] and [`Normalizer::apply`].
+///
+/// ```
+/// use momenta::batchnorm::{normalize, Layout};
+/// let mut y = [0.0; 4];
+/// normalize(&[1.0, 5.0, 3.0, 7.0], Layout::nc(2, 2)?, &[2.0, 6.0], &[1.0, 1.0], 0.0, None, None, &mut y)?;
+/// assert_eq!(y, [-1.0, -1.0, 1.0, 1.0]);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn normalize<F: Float>(
+    xs: &[F],
+    layout: Layout,
+    mean: &[F],
+    var: &[F],
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+    out: &mut [F],
+) -> Result<(), Error> {
+    Normalizer::new(mean, var, eps, gamma, beta)?.apply(xs, layout, out)
+}
+
+/// [`normalize`] in place.
+///
+/// # Errors
+///
+/// As [`Normalizer::new`] and [`Normalizer::apply_in_place`].
+///
+/// ```
+/// use momenta::batchnorm::{normalize_in_place, Layout};
+/// let mut xs = [1.0_f32, 3.0];
+/// normalize_in_place(&mut xs, Layout::ncl(1, 1, 2)?, &[2.0], &[1.0], 0.0, Some(&[2.0]), Some(&[1.0]))?;
+/// assert_eq!(xs, [-1.0, 3.0]);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+pub fn normalize_in_place<F: Float>(
+    xs: &mut [F],
+    layout: Layout,
+    mean: &[F],
+    var: &[F],
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+) -> Result<(), Error> {
+    Normalizer::new(mean, var, eps, gamma, beta)?.apply_in_place(xs, layout)
+}
+
+impl<F: Float> BatchStats<F> {
+    /// The training-mode [`Normalizer`]: this batch's mean and biased
+    /// variance.
+    ///
+    /// # Errors
+    ///
+    /// As [`Normalizer::new`], and
+    /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) when
+    /// the statistics are [poisoned](BatchStats::is_poisoned).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
+    /// assert_eq!(s.normalizer(0.0, None, None)?.scale(), &[1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalizer(
+        &self,
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Normalizer<F>, Error> {
+        self.check_usable()?;
+        let moments = self.moments();
+        let mean: Vec<f64> = moments
+            .iter()
+            .map(|m| m.mean().unwrap_or(f64::NAN))
+            .collect();
+        let var: Vec<f64> = moments
+            .iter()
+            .map(|m| m.variance(0).unwrap_or(f64::NAN))
+            .collect();
+        Normalizer::from_f64(&mean, &var, eps, gamma, beta)
+    }
+
+    /// Training-mode normalization of `xs` (shape `layout`) into `out`,
+    /// with this batch's mean and biased variance. `xs` need not be the
+    /// data the statistics came from: in synchronized BatchNorm each rank
+    /// normalizes its shard with the merged statistics.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalizer`](BatchStats::normalizer) and [`Normalizer::apply`].
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let xs = [1.0, 3.0];
+    /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(2, 1)?)?;
+    /// let mut y = [0.0; 2];
+    /// s.normalize(&xs, Layout::nc(2, 1)?, 0.0, None, None, &mut y)?;
+    /// assert_eq!(y, [-1.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize(
+        &self,
+        xs: &[F],
+        layout: Layout,
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.normalizer(eps, gamma, beta)?.apply(xs, layout, out)
+    }
+
+    /// [`normalize`](BatchStats::normalize) in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](BatchStats::normalize).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let mut xs = [1.0_f32, 3.0];
+    /// let s = BatchStats::<f32>::compute(&xs, Layout::nc(2, 1)?)?;
+    /// s.normalize_in_place(&mut xs, Layout::nc(2, 1)?, 0.0, None, None)?;
+    /// assert_eq!(xs, [-1.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_in_place(
+        &self,
+        xs: &mut [F],
+        layout: Layout,
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<(), Error> {
+        self.normalizer(eps, gamma, beta)?
+            .apply_in_place(xs, layout)
+    }
+}
+
+impl<F: Float> RunningStats<F> {
+    /// The evaluation-mode [`Normalizer`]: the running mean and variance and
+    /// the configuration's eps.
+    ///
+    /// # Errors
+    ///
+    /// As [`Normalizer::new`].
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// let r = RunningStats::<f64>::new(2, BnConfig::pytorch().with_eps(0.0)?);
+    /// assert_eq!(r.normalizer(Some(&[2.0, 3.0]), None)?.scale(), &[2.0, 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalizer(
+        &self,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Normalizer<F>, Error> {
+        Normalizer::new(self.mean(), self.var(), self.config().eps(), gamma, beta)
+    }
+
+    /// Evaluation-mode normalization of `xs` (shape `layout`) into `out`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Normalizer::new`] and [`Normalizer::apply`].
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
+    /// let mut y = [0.0; 2];
+    /// r.normalize(&[1.0, 5.0], Layout::nc(2, 1)?, None, Some(&[0.5]), &mut y)?;
+    /// assert_eq!(y, [0.5, 2.5]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize(
+        &self,
+        xs: &[F],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.normalizer(gamma, beta)?.apply(xs, layout, out)
+    }
+
+    /// [`normalize`](RunningStats::normalize) in place.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](RunningStats::normalize).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
+    /// let mut xs = [1.0, 5.0];
+    /// r.normalize_in_place(&mut xs, Layout::nc(2, 1)?, None, None)?;
+    /// assert_eq!(xs, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_in_place(
+        &self,
+        xs: &mut [F],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<(), Error> {
+        self.normalizer(gamma, beta)?.apply_in_place(xs, layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_layouts_match_the_formula() {
+        // 2 × 2 channels × 3 inner, channels first; and the same as NHWC.
+        let xs: Vec<f64> = (0..12).map(|i| f64::from(i * i % 7)).collect();
+        let (mean, var, g, b) = ([1.0, 2.0], [4.0, 0.25], [1.5, -1.0], [0.5, 2.0]);
+        let n = Normalizer::new(&mean, &var, 0.0, Some(&g), Some(&b)).unwrap();
+        let mut y = alloc::vec![0.0; 12];
+        n.apply(&xs, Layout::ncl(2, 2, 3).unwrap(), &mut y).unwrap();
+        for (i, (&x, &y)) in xs.iter().zip(&y).enumerate() {
+            let c = (i / 3) % 2;
+            assert_eq!(y, (x - mean[c]) * g[c] / var[c].sqrt() + b[c]);
+        }
+        let mut z = xs.clone();
+        n.apply_in_place(&mut z, Layout::nc(6, 2).unwrap()).unwrap();
+        for (i, (&x, &z)) in xs.iter().zip(&z).enumerate() {
+            let c = i % 2;
+            assert_eq!(z, (x - mean[c]) * g[c] / var[c].sqrt() + b[c]);
+        }
+    }
+
+    #[test]
+    fn mismatches_are_errors() {
+        let n = Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, None, None).unwrap();
+        let mut y = [0.0; 6];
+        assert!(
+            n.apply(&[0.0; 6], Layout::nc(2, 3).unwrap(), &mut y)
+                .is_err()
+        );
+        assert!(
+            n.apply(&[0.0; 6], Layout::nc(3, 2).unwrap(), &mut y[..5])
+                .is_err()
+        );
+        assert!(Normalizer::new(&[0.0; 2], &[1.0, -1.0], 0.0, None, None).is_err());
+        assert!(Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, Some(&[1.0]), None).is_err());
+        assert!(Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, None, Some(&[1.0; 3])).is_err());
+        // Empty tensors and zero channels are fine.
+        let e = Normalizer::<f64>::new(&[], &[], 0.0, None, None).unwrap();
+        e.apply(&[], Layout::nc(5, 0).unwrap(), &mut []).unwrap();
+        n.apply(&[], Layout::ncl(0, 2, 3).unwrap(), &mut [])
+            .unwrap();
+    }
+}

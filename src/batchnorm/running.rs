@@ -1,0 +1,350 @@
+//! Running (moving) mean and variance, updated from batch statistics.
+
+use alloc::vec::Vec;
+
+use super::{BatchStats, BnConfig};
+use crate::error::ErrorKind;
+use crate::{Error, Float, Momentum};
+
+/// A BatchNorm layer's running mean and variance (Keras: moving mean and
+/// variance), updated from each training batch's [`BatchStats`] under one
+/// framework's [`BnConfig`], and used to normalize in evaluation mode.
+///
+/// Each [`update`](RunningStats::update) takes, per channel, the batch mean
+/// and the batch variance with the configuration's
+/// [`VarianceCorrection`](super::VarianceCorrection), and averages them in
+/// with [`Momentum::blend`] — the framework's own formula. The blend is
+/// evaluated in `f64` from the `f64` batch statistics and rounded to `F`
+/// once. Against the frameworks this agrees to within an ulp or two of
+/// `F`, not bit for bit: they differ among themselves in summation order
+/// and internal precision (PyTorch's CPU kernel blends in `f64`, its CUDA
+/// kernel and TensorFlow in `f32`, and PyTorch forms the unbiased variance
+/// as `var·n/(n − 1)` where this crate divides M2 by `n − 1`). The tests
+/// check the reference vectors at a relative 1e-6.
+///
+/// State is `F`; a checkpoint (with the `serde` feature) holds the running
+/// mean and variance, the number of batches seen and the configuration, and
+/// a restored value continues bit for bit like the original when the format
+/// round-trips floats exactly (e.g. `serde_json` with its
+/// `float_roundtrip` feature, or a binary format).
+///
+/// # Example
+///
+/// ```
+/// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+///
+/// // V3: BatchNorm1d(3) on x of shape (4, 3, 4), PyTorch defaults.
+/// let xs: Vec<f64> = (0..48).map(|i| f64::from(i % 12 + 1 + i / 12)).collect();
+/// let batch = BatchStats::<f64>::compute(&xs, Layout::ncl(4, 3, 4)?)?;
+/// let mut running = RunningStats::new(3, BnConfig::pytorch());
+/// running.update(&batch)?;
+/// assert!((running.mean()[0] - 0.4).abs() < 1e-12);
+/// assert!((running.var()[2] - 0.9 - 0.1 * 8.0 / 3.0).abs() < 1e-12);
+/// assert_eq!(running.batches_tracked(), 1);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "RunningStatsState<F>",
+        into = "RunningStatsState<F>",
+        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+    )
+)]
+pub struct RunningStats<F> {
+    mean: Vec<F>,
+    var: Vec<F>,
+    batches_tracked: u64,
+    config: BnConfig<F>,
+}
+
+fn to_f64<F: Float>(m: Momentum<F>) -> Momentum<f64> {
+    match m {
+        Momentum::Decay(b) => Momentum::Decay(b.as_f64()),
+        Momentum::Factor(a) => Momentum::Factor(a.as_f64()),
+        Momentum::Cumulative => Momentum::Cumulative,
+    }
+}
+
+fn check_state<F: Float>(mean: &[F], var: &[F]) -> Result<(), Error> {
+    if mean.len() != var.len() {
+        return Err(Error::length("running variance", mean.len(), var.len()));
+    }
+    if let Some(v) = var.iter().find(|v| **v < F::zero()) {
+        return Err(Error::state(alloc::format!(
+            "running variance must be non-negative, got {v}"
+        )));
+    }
+    Ok(())
+}
+
+impl<F: Float> RunningStats<F> {
+    /// Fresh running statistics for `channels` channels: mean 0 and
+    /// variance 1, as every framework initializes them, no batches seen.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// let r = RunningStats::<f32>::new(2, BnConfig::keras());
+    /// assert_eq!((r.mean(), r.var()), (&[0.0, 0.0][..], &[1.0, 1.0][..]));
+    /// ```
+    #[must_use]
+    pub fn new(channels: usize, config: BnConfig<F>) -> Self {
+        Self {
+            mean: alloc::vec![F::zero(); channels],
+            var: alloc::vec![F::one(); channels],
+            batches_tracked: 0,
+            config,
+        }
+    }
+
+    /// Running statistics that start from given values — a framework's
+    /// checkpoint, or Keras' `moving_mean_initializer` /
+    /// `moving_variance_initializer` — with no batches seen (see
+    /// [`with_batches_tracked`](RunningStats::with_batches_tracked)).
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`] naming `running variance` when `var`
+    ///   and `mean` differ in length;
+    /// - [`ErrorKind::InvalidState`] when a variance is negative. (NaN is
+    ///   accepted, as it propagates everywhere in the crate.)
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// let r = RunningStats::with_state(&[1.0, 1.0], &[1.0, 1.0], BnConfig::<f64>::keras())?;
+    /// assert_eq!(r.mean(), &[1.0, 1.0]);
+    /// assert!(RunningStats::with_state(&[0.0], &[-1.0], BnConfig::<f64>::keras()).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_state(mean: &[F], var: &[F], config: BnConfig<F>) -> Result<Self, Error> {
+        check_state(mean, var)?;
+        Ok(Self {
+            mean: mean.to_vec(),
+            var: var.to_vec(),
+            batches_tracked: 0,
+            config,
+        })
+    }
+
+    /// The same state with the number of batches seen set to `n`, e.g.
+    /// PyTorch's `num_batches_tracked` from a `state_dict` — which matters
+    /// for [`Momentum::Cumulative`].
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// let config = BnConfig::<f64>::pytorch().with_momentum(Momentum::Cumulative)?;
+    /// // The cumulative mean of 3 batches is 4; a 4th batch with mean 8 makes it 5.
+    /// let mut r = RunningStats::with_state(&[4.0], &[1.0], config)?.with_batches_tracked(3);
+    /// r.update(&BatchStats::compute(&[7.0, 9.0], Layout::nc(2, 1)?)?)?;
+    /// assert_eq!(r.mean(), &[5.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_batches_tracked(self, n: u64) -> Self {
+        Self {
+            batches_tracked: n,
+            ..self
+        }
+    }
+
+    /// Averages one training batch's statistics into the running ones.
+    ///
+    /// The running mean takes the batch mean; the running variance takes
+    /// `M2 / divisor(n)` per the configuration's
+    /// [`VarianceCorrection`](super::VarianceCorrection). With
+    /// [`Momentum::Cumulative`] the weight of the new batch is
+    /// `1/batches_tracked` after counting it. On error nothing changes.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`] naming `batch channels` when the
+    ///   batch has a different number of channels;
+    /// - [`ErrorKind::TooFewValues`] when the batch has fewer values per
+    ///   channel than the correction needs: one for the biased and clamped
+    ///   corrections, two for the unbiased one (PyTorch: "expected more
+    ///   than 1 value per channel when training");
+    /// - [`ErrorKind::InvalidState`] when the batch statistics are
+    ///   [poisoned](BatchStats::is_poisoned) by a mismatched merge.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// let one = BatchStats::<f32>::compute(&[0.5_f32, 2.0], Layout::nc(1, 2)?)?;
+    /// let mut torch = RunningStats::new(2, BnConfig::pytorch());
+    /// let err = torch.update(&one).unwrap_err();
+    /// assert_eq!(err.to_string(), "expected at least 2 values per channel, got 1");
+    /// let mut keras = RunningStats::new(2, BnConfig::keras());
+    /// keras.update(&one)?; // biased variance: 0
+    /// assert_eq!(keras.var(), &[0.99, 0.99]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn update(&mut self, batch: &BatchStats<F>) -> Result<(), Error> {
+        batch.check_usable()?;
+        if batch.channels() != self.channels() {
+            return Err(Error::length(
+                "batch channels",
+                self.channels(),
+                batch.channels(),
+            ));
+        }
+        let correction = self.config.correction();
+        let n = batch.count();
+        let needed = correction.min_count();
+        if n < needed {
+            return Err(Error::from(ErrorKind::TooFewValues { needed, actual: n }));
+        }
+        let divisor = correction.divisor(n);
+        let momentum = to_f64(self.config.momentum());
+        let t = self.batches_tracked.saturating_add(1);
+        for ((mean, var), m) in self
+            .mean
+            .iter_mut()
+            .zip(self.var.iter_mut())
+            .zip(batch.moments())
+        {
+            let batch_mean = m.mean().unwrap_or(f64::NAN);
+            let batch_var = m.m2() / divisor;
+            *mean = F::from_f64(momentum.blend(mean.as_f64(), batch_mean, t));
+            *var = F::from_f64(momentum.blend(var.as_f64(), batch_var, t));
+        }
+        self.batches_tracked = t;
+        Ok(())
+    }
+
+    /// The running means.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).mean(), &[0.0]);
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> &[F] {
+        &self.mean
+    }
+
+    /// The running variances.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).var(), &[1.0]);
+    /// ```
+    #[must_use]
+    pub fn var(&self) -> &[F] {
+        &self.var
+    }
+
+    /// The number of successful updates (PyTorch's `num_batches_tracked`).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).batches_tracked(), 0);
+    /// ```
+    #[must_use]
+    pub fn batches_tracked(&self) -> u64 {
+        self.batches_tracked
+    }
+
+    /// The number of channels.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// assert_eq!(RunningStats::<f64>::new(4, BnConfig::pytorch()).channels(), 4);
+    /// ```
+    #[must_use]
+    pub fn channels(&self) -> usize {
+        self.mean.len()
+    }
+
+    /// The configuration.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// let r = RunningStats::<f64>::new(4, BnConfig::keras());
+    /// assert_eq!(r.config(), &BnConfig::keras());
+    /// ```
+    #[must_use]
+    pub fn config(&self) -> &BnConfig<F> {
+        &self.config
+    }
+}
+
+/// The serialized form of a [`RunningStats`], validated on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned")]
+struct RunningStatsState<F> {
+    mean: Vec<F>,
+    var: Vec<F>,
+    batches_tracked: u64,
+    config: BnConfig<F>,
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<RunningStatsState<F>> for RunningStats<F> {
+    type Error = Error;
+    fn try_from(s: RunningStatsState<F>) -> Result<Self, Error> {
+        check_state(&s.mean, &s.var)?;
+        Ok(Self {
+            mean: s.mean,
+            var: s.var,
+            batches_tracked: s.batches_tracked,
+            config: s.config,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F> From<RunningStats<F>> for RunningStatsState<F> {
+    fn from(r: RunningStats<F>) -> Self {
+        Self {
+            mean: r.mean,
+            var: r.var,
+            batches_tracked: r.batches_tracked,
+            config: r.config,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batchnorm::Layout;
+    use alloc::string::ToString;
+
+    #[test]
+    fn failed_updates_change_nothing() {
+        let mut r = RunningStats::<f64>::new(2, BnConfig::pytorch());
+        let before = r.clone();
+        let three = BatchStats::compute(&[1.0, 2.0, 3.0], Layout::nc(1, 3).unwrap()).unwrap();
+        assert!(r.update(&three).is_err());
+        let one = BatchStats::compute(&[1.0, 2.0], Layout::nc(1, 2).unwrap()).unwrap();
+        assert!(r.update(&one).is_err());
+        assert_eq!(r, before);
+    }
+
+    #[test]
+    fn factor_one_takes_the_batch() {
+        // V2 in miniature: momentum 1 → the running stats are the batch's.
+        let config = BnConfig::<f64>::pytorch()
+            .with_momentum(Momentum::Factor(1.0))
+            .unwrap();
+        let mut r = RunningStats::new(1, config);
+        r.update(&BatchStats::compute(&[2.0, 2.0, -4.0], Layout::nc(3, 1).unwrap()).unwrap())
+            .unwrap();
+        assert_eq!((r.mean()[0], r.var()[0]), (0.0, 12.0));
+    }
+
+    #[test]
+    fn with_state_checks_lengths() {
+        let e =
+            RunningStats::with_state(&[0.0, 1.0], &[1.0], BnConfig::<f64>::keras()).unwrap_err();
+        assert_eq!(e.to_string(), "running variance must have length 2, got 1");
+        assert!(RunningStats::with_state(&[0.0], &[f64::NAN], BnConfig::<f64>::keras()).is_ok());
+        assert!(
+            RunningStats::with_state(&[0.0], &[f64::NEG_INFINITY], BnConfig::<f64>::keras())
+                .is_err()
+        );
+    }
+}
