@@ -119,11 +119,14 @@ impl<F: Float> Ema<F> {
     ///
     /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
     /// naming `momentum` when the momentum's parameter is outside `[0, 1]`
-    /// or NaN.
+    /// or NaN, and naming `initial` when the initial value is NaN or ±∞ (an
+    /// average that starts there never leaves, and formats without NaN,
+    /// such as JSON, could not restore it).
     ///
     /// ```
     /// use momenta::{Ema, Momentum};
     ///
+    /// assert!(Ema::with_initial(f64::NAN, Momentum::Decay(0.5)).is_err());
     /// let mut var = Ema::with_initial(1.0, Momentum::Decay(0.5))?;
     /// assert_eq!(var.value(), Some(1.0));
     /// var.push(3.0);
@@ -135,6 +138,9 @@ impl<F: Float> Ema<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn with_initial(initial: F, momentum: Momentum<F>) -> Result<Self, Error> {
+        if !initial.is_finite() {
+            return Err(Error::parameter("initial", initial.as_f64(), "finite"));
+        }
         Ok(Self {
             momentum: momentum.validate()?,
             initial: Some(initial),
@@ -334,6 +340,11 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
     fn try_from(s: EmaState<F>) -> Result<Self, Error> {
         use alloc::format;
         let momentum = s.momentum.validate()?;
+        if let Some(v0) = s.initial.filter(|v0| !v0.is_finite()) {
+            return Err(Error::state(format!(
+                "the initial value must be finite, got {v0}"
+            )));
+        }
         let value = match (s.initial, s.value, s.count) {
             (None, None, 0) => F::zero(),
             (None, None, n) => {
@@ -403,6 +414,24 @@ impl<F: Float> From<Ema<F>> for EmaState<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn restoring_a_non_finite_initial_value_fails() {
+        // JSON writes NaN and ±∞ as null and would read the state back
+        // without its initial value; other formats carry them.
+        for v0 in [f64::NAN, f64::INFINITY] {
+            let state = EmaState {
+                momentum: Momentum::Factor(1.0),
+                initial: Some(v0),
+                value: Some(v0),
+                count: 0,
+                residual: 1.0,
+                bias_correction: false,
+            };
+            assert!(Ema::try_from(state).is_err());
+        }
+    }
 
     #[test]
     fn seeded_average_does_not_restart_at_zero() {

@@ -88,7 +88,9 @@ impl<F: Float> Mean<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        self.count += 1;
+        // The count saturates rather than wrap (a restored or merged count
+        // can be near u64::MAX); the mean stays an average.
+        self.count = self.count.saturating_add(1);
         self.mean = mean_step(self.mean, x, F::from_count(self.count));
     }
 
@@ -107,7 +109,9 @@ impl<F: Float> Mean<F> {
         }
     }
 
-    /// The number of values pushed.
+    /// The number of values pushed. It saturates at `u64::MAX` (which only
+    /// merges or restored state can reach); past that the statistics stay
+    /// those of the values seen, weighted as if there were `u64::MAX`.
     ///
     /// ```
     /// assert_eq!(momenta::Mean::<f64>::from_slice(&[1.0; 7]).count(), 7);
@@ -147,9 +151,13 @@ impl<F: Float> Mean<F> {
             *self = Self { count, mean };
             return;
         }
-        self.count += count;
-        // μ + (μ_b − μ)·n_b/n, the incremental update with a batch for a value.
-        let ratio = F::from_count(self.count) / F::from_count(count);
+        // μ + (μ_b − μ)·n_b/n, the incremental update with a batch for a
+        // value. The count saturates; n is then formed in floating point.
+        let ratio = match self.count.checked_add(count) {
+            Some(n) => F::from_count(n),
+            None => F::from_count(self.count) + F::from_count(count),
+        } / F::from_count(count);
+        self.count = self.count.saturating_add(count);
         self.mean = mean_step(self.mean, mean, ratio);
     }
 }

@@ -48,7 +48,9 @@ impl<F: Float> Moments<F> {
             };
             return;
         }
-        self.count += 1;
+        // Saturates rather than wrap: a restored or merged count can be
+        // near u64::MAX.
+        self.count = self.count.saturating_add(1);
         let y = x - self.shift;
         let d = y - self.offset;
         self.offset = self.offset + d / F::from_count(self.count);
@@ -67,13 +69,18 @@ impl<F: Float> Moments<F> {
         }
         let na = F::from_count(self.count);
         let nb = F::from_count(other.count);
-        let count = self.count + other.count;
-        let n = F::from_count(count);
+        // A count that would overflow saturates, and M2 is scaled so that
+        // the state stands for u64::MAX values of the merged mean and
+        // variance (n is then formed in floating point).
+        let (count, n, m2_scale) = match self.count.checked_add(other.count) {
+            Some(count) => (count, F::from_count(count), F::one()),
+            None => (u64::MAX, na + nb, F::from_count(u64::MAX) / (na + nb)),
+        };
         // mean_b − mean_a, with the large parts cancelled first.
         let delta = (other.shift - self.shift) + (other.offset - self.offset);
         let weight = nb / n;
         self.offset = self.offset + delta * weight;
-        self.m2 = self.m2 + other.m2 + delta * delta * na * weight;
+        self.m2 = (self.m2 + other.m2 + delta * delta * na * weight) * m2_scale;
         self.count = count;
     }
 

@@ -105,7 +105,9 @@ impl<F: Float> Variance<F> {
         self.moments.merge(&crate::kernels::moments(xs).cast());
     }
 
-    /// The number of values pushed.
+    /// The number of values pushed. It saturates at `u64::MAX` (which only
+    /// merges or restored state can reach); past that the statistics stay
+    /// those of the values seen, weighted as if there were `u64::MAX`.
     ///
     /// ```
     /// assert_eq!(momenta::Variance::<f32>::from_slice(&[0.0_f32; 5]).count(), 5);

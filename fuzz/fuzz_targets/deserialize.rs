@@ -1,0 +1,207 @@
+//! Arbitrary bytes deserialized with serde_json as every state type.
+//!
+//! Deserializing must never panic. When it succeeds, the value must satisfy
+//! its type's invariants (statistics present exactly when they should be,
+//! no negative variance, a window that holds at most `window` values), and
+//! using it — serializing it again, pushing values, merging, reading every
+//! statistic — must not panic either.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use momenta::{
+    Ema, EwVariance, Float, Mean, Merge, Momentum, MovingAverage, MovingVariance, Variance,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// Values pushed into every restored accumulator.
+const PUSHES: [f64; 6] = [0.0, 1.0, -1.0, 1e300, f64::NAN, 2.5];
+
+fn non_negative(s: Option<impl Float>) {
+    if let Some(s) = s {
+        assert!(
+            s >= Float::from_f64(0.0) || s.is_nan(),
+            "negative spread {s}"
+        );
+    }
+}
+
+/// A restored state serializes, and when all its numbers are finite (an
+/// f32 field can read `1e300` as ∞), the JSON restores again to the same
+/// text.
+fn reserialize<T: Serialize + DeserializeOwned>(value: &T) {
+    let json = serde_json::to_string(value).expect("serializing never fails");
+    match serde_json::from_str::<T>(&json) {
+        Ok(back) => assert_eq!(serde_json::to_string(&back).unwrap(), json),
+        Err(e) => assert!(
+            !momenta_fuzz::all_finite(value),
+            "restored state does not restore again: {e}: {json}"
+        ),
+    }
+}
+
+fn mean<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    let Ok(mut m) = serde_json::from_slice::<Mean<F>>(data) else {
+        return;
+    };
+    reserialize(&m);
+    assert_eq!(m.mean().is_some(), m.count() > 0);
+    let before = m.count();
+    m.merge(&m.clone());
+    assert!(m.count() >= before);
+    for x in PUSHES {
+        m.push(F::from_f64(x));
+        assert!(m.mean().is_some());
+    }
+    m.extend_from_slice(&PUSHES);
+    let _ = serde_json::to_string(&m);
+}
+
+fn variance<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    let Ok(mut v) = serde_json::from_slice::<Variance<F>>(data) else {
+        return;
+    };
+    reserialize(&v);
+    let check = |v: &Variance<F>| {
+        let n = v.count();
+        assert_eq!(v.mean().is_some(), n > 0);
+        assert_eq!(v.population_variance().is_some(), n > 0);
+        assert_eq!(v.sample_variance().is_some(), n > 1);
+        non_negative(v.population_variance());
+        non_negative(v.sample_variance());
+        non_negative(v.sum_squared_deviations());
+        non_negative(v.population_std_dev());
+        non_negative(v.sample_std_dev());
+    };
+    check(&v);
+    let before = v.count();
+    v.merge(&v.clone());
+    assert!(v.count() >= before);
+    check(&v);
+    for x in PUSHES {
+        v.push(F::from_f64(x));
+        check(&v);
+    }
+    v.extend_from_slice(&PUSHES);
+    check(&v);
+    let _ = serde_json::to_string(&v);
+}
+
+fn ema(data: &[u8]) {
+    let Ok(mut e) = serde_json::from_slice::<Ema<f64>>(data) else {
+        return;
+    };
+    reserialize(&e);
+    assert!(
+        e.momentum().validate().is_ok(),
+        "restored an invalid momentum"
+    );
+    if e.count() == 0 && !e.is_bias_corrected() {
+        // Empty: the value is the initial one, if any.
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(e.value().is_some(), !json["initial"].is_null());
+    }
+    for x in PUSHES {
+        let before = e.count();
+        e.push(x);
+        assert!(e.count() >= before);
+        let _ = e.value();
+    }
+    e.reset();
+    assert_eq!(e.count(), 0);
+    let _ = serde_json::to_string(&e);
+}
+
+fn ew_variance(data: &[u8]) {
+    let Ok(mut e) = serde_json::from_slice::<EwVariance<f64>>(data) else {
+        return;
+    };
+    reserialize(&e);
+    assert!(
+        e.momentum().validate().is_ok(),
+        "restored an invalid momentum"
+    );
+    let check = |e: &EwVariance<f64>| {
+        assert_eq!(e.mean().is_some(), e.count() > 0);
+        assert_eq!(e.variance().is_some(), e.count() > 0);
+        non_negative(e.variance());
+        non_negative(e.std_dev());
+    };
+    check(&e);
+    for x in PUSHES {
+        e.push(x);
+        check(&e);
+    }
+    let _ = serde_json::to_string(&e);
+}
+
+fn moving_average(data: &[u8]) {
+    let Ok(mut a) = serde_json::from_slice::<MovingAverage<f64>>(data) else {
+        return;
+    };
+    reserialize(&a);
+    assert!(a.window() >= 1);
+    assert!(a.len() <= a.window());
+    assert_eq!(a.iter().count(), a.len());
+    assert_eq!(a.mean().is_some(), !a.is_empty());
+    for x in PUSHES {
+        let m = a.push(x);
+        assert!(a.len() <= a.window());
+        assert!(a.mean().map(f64::to_bits) == Some(m.to_bits()) || m.is_nan());
+    }
+    a.extend_from_slice(&PUSHES);
+    let _ = serde_json::to_string(&a);
+}
+
+fn moving_variance(data: &[u8]) {
+    let Ok(mut v) = serde_json::from_slice::<MovingVariance<f64>>(data) else {
+        return;
+    };
+    reserialize(&v);
+    let check = |v: &MovingVariance<f64>| {
+        assert!(v.window() >= 1);
+        assert!(v.len() <= v.window());
+        assert_eq!(v.iter().count(), v.len());
+        assert_eq!(v.mean().is_some(), !v.is_empty());
+        assert_eq!(v.sample_variance().is_some(), v.len() > 1);
+        non_negative(v.population_variance());
+        non_negative(v.sample_variance());
+        non_negative(v.population_std_dev());
+        non_negative(v.sample_std_dev());
+    };
+    check(&v);
+    for x in PUSHES {
+        v.push(x);
+        check(&v);
+    }
+    v.extend_from_slice(&PUSHES);
+    check(&v);
+    let _ = serde_json::to_string(&v);
+}
+
+fn momentum(data: &[u8]) {
+    // A momentum alone is a parameter, not a state: any value restores,
+    // and the constructors then judge it.
+    let Ok(m) = serde_json::from_slice::<Momentum<f64>>(data) else {
+        return;
+    };
+    reserialize(&m);
+    let valid = m.validate().is_ok();
+    assert_eq!(Ema::new(m).is_ok(), valid);
+    assert_eq!(EwVariance::new(m).is_ok(), valid);
+    for n in [0, 1, 2, u64::MAX] {
+        let _ = (m.factor(n), m.decay(n), m.blend(1.0, 2.0, n));
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    mean::<f64>(data);
+    mean::<f32>(data);
+    variance::<f64>(data);
+    variance::<f32>(data);
+    ema(data);
+    ew_variance(data);
+    moving_average(data);
+    moving_variance(data);
+    momentum(data);
+});

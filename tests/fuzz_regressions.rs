@@ -1,0 +1,93 @@
+//! Inputs the fuzz targets (fuzz/) found, replayed as plain values.
+//!
+//! Each test names the target, what it found, and the input it failed on
+//! (minimised where that kept it clear).
+
+use momenta::{Ema, Mean, Merge, Momentum, Variance};
+
+/// ops_moments: merging an accumulator with a copy of itself 64 times
+/// overflowed the count (a panic with overflow checks, a wrapped count of 0
+/// without). Input: `[Push(NaN), RoundTrip ×5, MergeSelf ×64…]`.
+#[test]
+fn ops_moments_count_overflow_on_repeated_self_merge() {
+    let mut m = Mean::<f64>::new();
+    let mut v = Variance::<f64>::new();
+    let mut v32 = Variance::<f32>::new();
+    m.push(f64::NAN);
+    v.push(f64::NAN);
+    v32.push(f32::NAN);
+    for _ in 0..70 {
+        m.merge(&m.clone());
+        v.merge(&v.clone());
+        v32.merge(&v32.clone());
+    }
+    assert_eq!(m.count(), u64::MAX);
+    assert_eq!(v.count(), u64::MAX);
+    assert_eq!(v32.count(), u64::MAX);
+    assert!(m.mean().unwrap().is_nan());
+    assert!(v.population_variance().unwrap().is_nan());
+}
+
+/// ops_moments: once the count saturated, further self-merges kept
+/// doubling M2 while the count stood still, so the variance doubled at
+/// every merge, far above (max − min)²/4. Input: `[Push(-6.405885666632236e-145),
+/// Push(-6.206459420867057e-145), MergeSelf ×73]`.
+#[test]
+fn ops_moments_variance_grows_after_the_count_saturates() {
+    let (a, b) = (-6.405885666632236e-145_f64, -6.206459420867057e-145_f64);
+    let mut v = Variance::<f64>::new();
+    v.push(a);
+    v.push(b);
+    for _ in 0..73 {
+        v.merge(&v.clone());
+    }
+    assert_eq!(v.count(), u64::MAX);
+    // Two values, each repeated equally often: variance ((a − b)/2)².
+    let expected = ((a - b) / 2.0).powi(2);
+    let got = v.population_variance().unwrap();
+    assert!(
+        (got - expected).abs() <= 1e-12 * expected,
+        "{got:e} vs {expected:e}"
+    );
+    assert!((v.mean().unwrap() - (a + b) / 2.0).abs() <= 1e-15 * a.abs());
+}
+
+/// The same overflow reached through restored state: a count of u64::MAX
+/// (valid JSON) then a push or a merge.
+#[test]
+fn restored_count_at_the_maximum_keeps_working() {
+    let mut m: Mean<f64> =
+        serde_json::from_str(r#"{"count":18446744073709551615,"mean":1.0}"#).unwrap();
+    m.push(3.0);
+    assert_eq!(m.count(), u64::MAX);
+    assert_eq!(m.mean(), Some(1.0));
+    m.merge(&m.clone());
+    assert_eq!((m.count(), m.mean()), (u64::MAX, Some(1.0)));
+
+    let json =
+        r#"{"count":18446744073709551615,"shift":2.0,"offset":0.0,"m2":1.8446744073709552e19}"#;
+    let mut v: Variance<f64> = serde_json::from_str(json).unwrap();
+    v.push(2.0);
+    v.merge(&v.clone());
+    assert_eq!(v.count(), u64::MAX);
+    assert_eq!(v.mean(), Some(2.0));
+    assert!((v.population_variance().unwrap() - 1.0).abs() < 1e-12);
+}
+
+/// ops_ema: `Ema::with_initial(NaN, Cumulative)` was accepted, and its JSON
+/// form (`"initial": null, "value": null`) restored as an average with no
+/// initial value: a round trip that silently changed the state. Non-finite
+/// initial values are now an error. Input: `{ momentum: Cumulative,
+/// initial: Some(NaN), ops: [RoundTrip, Push(0.0)] }`.
+#[test]
+fn ops_ema_non_finite_initial_value_is_rejected() {
+    for v0 in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert!(Ema::with_initial(v0, Momentum::Cumulative).is_err());
+        assert!(Ema::with_initial(v0, Momentum::Factor(1.0)).is_err());
+    }
+    let e = Ema::with_initial(0.0, Momentum::<f64>::Cumulative).unwrap();
+    let json = serde_json::to_string(&e).unwrap();
+    let back: Ema<f64> = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, e);
+    assert_eq!(back.value(), Some(0.0));
+}
