@@ -14,6 +14,8 @@ mod kernels;
 mod mean;
 mod moments;
 mod momentum;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod variance;
 
 pub use accumulator::{Accumulator, Merge};
