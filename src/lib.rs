@@ -24,3 +24,7 @@ pub use float::Float;
 pub use mean::Mean;
 pub use momentum::Momentum;
 pub use variance::Variance;
+
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub use kernels::bench as __bench;

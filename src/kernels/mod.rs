@@ -6,7 +6,7 @@
 //! - The slice is cut into blocks of [`BLOCK`] values counted from its
 //!   start, so block boundaries depend only on the length.
 //! - Each block takes its first value as shift `K` and sums `d = x − K` and
-//!   `d²` in [`LANES`](block::LANES) independent `f64` lanes (`f32` input is
+//!   `d²` in 8 (portable) or 16 (AVX2) independent `f64` lanes (`f32` input is
 //!   widened first). With `K` from the block, `d` is of the size of the
 //!   block's spread, so `M2 = Σd² − (Σd)²/n` loses almost nothing to
 //!   cancellation, and there is no division per value as in Welford's
@@ -19,6 +19,8 @@
 //! - The inner loops are compiled twice, portable and with AVX2/FMA, and the
 //!   version is chosen at run time ([`dispatch`]).
 
+#[cfg(feature = "bench-internals")]
+pub mod bench;
 mod block;
 mod channels;
 mod dispatch;

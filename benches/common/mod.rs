@@ -1,0 +1,80 @@
+//! What the benchmarks compare against, and their data.
+
+#![allow(dead_code)]
+
+use core::ops::Add;
+use criterion::Criterion;
+use std::time::Duration;
+
+/// Modest settings, so a full run takes a few minutes.
+pub fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args()
+}
+
+/// The memory roofline: a plain sum in eight independent accumulators of
+/// the data's own type, which the compiler vectorises.
+#[inline(never)]
+pub fn sum8<T: Copy + Default + Add<Output = T>>(xs: &[T]) -> T {
+    let mut acc = [T::default(); 8];
+    let (chunks, tail) = xs.as_chunks::<8>();
+    for chunk in chunks {
+        for j in 0..8 {
+            acc[j] = acc[j] + chunk[j];
+        }
+    }
+    let mut rest = T::default();
+    for &x in tail {
+        rest = rest + x;
+    }
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + rest
+}
+
+/// [`sum8`] over chunks on every rayon thread.
+pub fn par_sum8<T: Copy + Default + Add<Output = T> + Send + Sync>(xs: &[T]) -> T {
+    use rayon::prelude::*;
+    xs.par_chunks(1 << 16)
+        .map(sum8)
+        .reduce(T::default, |a, b| a + b)
+}
+
+/// The textbook per-value Welford update, in `f64`: one division per value.
+#[inline(never)]
+pub fn welford<T: Copy + Into<f64>>(xs: &[T]) -> (f64, f64) {
+    let (mut n, mut mean, mut m2) = (0.0_f64, 0.0_f64, 0.0_f64);
+    for &x in xs {
+        let x: f64 = x.into();
+        n += 1.0;
+        let d = x - mean;
+        mean += d / n;
+        m2 += d * (x - mean);
+    }
+    (mean, m2 / n)
+}
+
+/// `n` values `offset + U(0, 1)` from a seeded splitmix64.
+pub fn data(n: usize, offset: f64, seed: u64) -> Vec<f64> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            offset + (z >> 11) as f64 / (1u64 << 53) as f64
+        })
+        .collect()
+}
+
+/// log2 of the number of `f64` values in the large benchmarks (default 25:
+/// 256 MiB), from `MOMENTA_BENCH_LOG2`.
+pub fn large_log2() -> u32 {
+    std::env::var("MOMENTA_BENCH_LOG2")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(25)
+}
