@@ -20,10 +20,11 @@ pub fn config() -> Criterion {
 #[inline(never)]
 pub fn sum8<T: Copy + Default + Add<Output = T>>(xs: &[T]) -> T {
     let mut acc = [T::default(); 8];
-    let (chunks, tail) = xs.as_chunks::<8>();
+    let chunks = xs.chunks_exact(8);
+    let tail = chunks.remainder();
     for chunk in chunks {
-        for j in 0..8 {
-            acc[j] = acc[j] + chunk[j];
+        for (a, &x) in acc.iter_mut().zip(chunk) {
+            *a = *a + x;
         }
     }
     let mut rest = T::default();

@@ -1,12 +1,11 @@
 //! The inner loops: shifted sums over a run of values, in `f64` lanes.
 //!
-//! Each loop body is written once, generic over the element type and over
-//! whether to fuse `d·d + q` (`FMA`), and `#[inline(always)]`. The portable
-//! entry points instantiate it for the build's target; the `avx2` module
-//! instantiates it inside `#[target_feature(enable = "avx2,fma")]`
-//! functions, where LLVM vectorises the independent lanes into 256-bit
-//! registers and `mul_add` becomes one instruction. Without FMA the portable
-//! body never calls `mul_add` (it would be a library call there).
+//! The portable loops are plain Rust, generic over the element type and
+//! over whether to fuse `d·d + q` (`FMA`), and `#[inline(always)]`; the
+//! compiler vectorises their independent lanes for the build's target.
+//! Without FMA they never call `mul_add` (it would be a library call
+//! there). The `avx2` module holds the versions compiled with
+//! `#[target_feature(enable = "avx2,fma")]`.
 
 use super::dispatch::Path;
 use crate::Float;
@@ -32,6 +31,14 @@ fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
     v[0]
 }
 
+/// `xs` as whole arrays of `N` values, and the rest.
+#[inline(always)]
+fn array_chunks<S, const N: usize>(xs: &[S]) -> (impl Iterator<Item = &[S; N]>, &[S]) {
+    let chunks = xs.chunks_exact(N);
+    let tail = chunks.remainder();
+    (chunks.filter_map(|c| c.try_into().ok()), tail)
+}
+
 #[inline(always)]
 fn square_add<const FMA: bool>(d: f64, q: f64) -> f64 {
     if FMA {
@@ -45,12 +52,12 @@ fn square_add<const FMA: bool>(d: f64, q: f64) -> f64 {
 fn sums_body<S: Float, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
     let mut s = [0.0_f64; PORTABLE_LANES];
     let mut q = [0.0_f64; PORTABLE_LANES];
-    let (chunks, tail) = xs.as_chunks::<PORTABLE_LANES>();
+    let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
-        for j in 0..PORTABLE_LANES {
-            let d = chunk[j].as_f64() - k;
-            s[j] += d;
-            q[j] = square_add::<FMA>(d, q[j]);
+        for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
+            let d = x.as_f64() - k;
+            *s += d;
+            *q = square_add::<FMA>(d, *q);
         }
     }
     for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
@@ -64,10 +71,10 @@ fn sums_body<S: Float, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
 #[inline(always)]
 fn sum_body<S: Float>(xs: &[S], k: f64) -> f64 {
     let mut s = [0.0_f64; PORTABLE_LANES];
-    let (chunks, tail) = xs.as_chunks::<PORTABLE_LANES>();
+    let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
-        for j in 0..PORTABLE_LANES {
-            s[j] += chunk[j].as_f64() - k;
+        for (x, s) in chunk.iter().zip(&mut s) {
+            *s += x.as_f64() - k;
         }
     }
     for (x, s) in tail.iter().zip(&mut s) {
@@ -104,11 +111,16 @@ fn rows_body<S: Float, const FMA: bool>(
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod avx2 {
     //! AVX2/FMA versions. The slice loops use explicit intrinsics: LLVM's
-    //! SLP vectoriser turns the generic lane arrays into a mix of 128-bit
-    //! operations and spills here, at half the in-cache speed. Four 256-bit
-    //! accumulators per sum (16 lanes) cover the add/FMA latency.
+    //! SLP vectoriser turns generic lane arrays into a mix of 128-bit
+    //! operations and spills, at half the in-cache speed. Four 256-bit
+    //! accumulators per sum (16 lanes) cover the add and FMA latency.
+    //!
+    //! Every function here is `unsafe`: the caller must have checked that
+    //! the CPU has AVX2 and FMA (`Path::Avx2Fma` is that proof). Intrinsic
+    //! calls sit in `unsafe` blocks marked `allow(unused_unsafe)`, because
+    //! they are safe inside `target_feature` functions only from Rust 1.87.
 
-    use super::{LANES, fold_lanes};
+    use super::{LANES, array_chunks, fold_lanes};
     use crate::Float;
     use core::any::TypeId;
     use core::arch::x86_64::{
@@ -135,116 +147,164 @@ mod avx2 {
         })
     }
 
-    /// Loads lanes `4j..4j + 4` of a chunk, widened to `f64`.
+    /// A chunk of `LANES` values that loads as four vectors of `f64`.
     trait Chunk {
-        fn quad(&self, j: usize) -> __m256d;
+        /// Lanes `4j..4j + 4`, widened to `f64`.
+        ///
+        /// # Safety
+        ///
+        /// The CPU must have AVX (it is only called from the functions
+        /// below, which require AVX2).
+        unsafe fn quad(&self, j: usize) -> __m256d;
     }
 
     impl Chunk for [f64; LANES] {
         #[inline(always)]
-        fn quad(&self, j: usize) -> __m256d {
+        unsafe fn quad(&self, j: usize) -> __m256d {
             let lane = &self[4 * j..4 * j + 4];
             // SAFETY: `lane` holds 4 `f64` (the slice above is bounds
-            // checked); AVX is enabled wherever this is inlined (only into
-            // the `target_feature` functions below).
+            // checked, and the check folds away for constant `j`); the
+            // caller guarantees AVX.
             unsafe { _mm256_loadu_pd(lane.as_ptr()) }
         }
     }
 
     impl Chunk for [f32; LANES] {
         #[inline(always)]
-        fn quad(&self, j: usize) -> __m256d {
+        unsafe fn quad(&self, j: usize) -> __m256d {
             let lane = &self[4 * j..4 * j + 4];
-            // SAFETY: `lane` holds 4 `f32`, 16 bytes; AVX is enabled
-            // wherever this is inlined (only the functions below).
+            // SAFETY: `lane` holds 4 `f32`, the 16 bytes the load reads;
+            // the caller guarantees AVX.
             unsafe { _mm256_cvtps_pd(_mm_loadu_ps(lane.as_ptr())) }
         }
     }
 
+    /// The four vectors as `LANES` values.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX.
     #[inline(always)]
-    fn spill(v: &[__m256d; 4]) -> [f64; LANES] {
+    unsafe fn spill(v: &[__m256d; 4]) -> [f64; LANES] {
         let mut out = [0.0; LANES];
-        for (j, v) in v.iter().enumerate() {
-            if let Some(dst) = out.get_mut(4 * j..4 * j + 4) {
-                // SAFETY: `dst` holds 4 `f64`.
-                unsafe { _mm256_storeu_pd(dst.as_mut_ptr(), *v) };
-            }
+        for (dst, v) in out.chunks_exact_mut(4).zip(v) {
+            // SAFETY: `dst` holds 4 `f64`; the caller guarantees AVX.
+            unsafe { _mm256_storeu_pd(dst.as_mut_ptr(), *v) };
         }
         out
     }
 
+    /// Per-lane `Σd` and `Σd²` over whole chunks.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    fn sums_chunks<C: Chunk>(chunks: &[C], k: f64) -> ([f64; LANES], [f64; LANES]) {
-        let kv = _mm256_set1_pd(k);
-        let mut s = [_mm256_setzero_pd(); 4];
-        let mut q = [_mm256_setzero_pd(); 4];
-        for chunk in chunks {
-            for j in 0..4 {
-                let d = _mm256_sub_pd(chunk.quad(j), kv);
-                s[j] = _mm256_add_pd(s[j], d);
-                q[j] = _mm256_fmadd_pd(d, d, q[j]);
+    unsafe fn sums_chunks<'a, C: Chunk + 'a>(
+        chunks: impl Iterator<Item = &'a C>,
+        k: f64,
+    ) -> ([f64; LANES], [f64; LANES]) {
+        #[allow(unused_unsafe)]
+        // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
+        // need; they only compute on registers, and `quad` and `spill`
+        // access memory in bounds.
+        unsafe {
+            let kv = _mm256_set1_pd(k);
+            let mut s = [_mm256_setzero_pd(); 4];
+            let mut q = [_mm256_setzero_pd(); 4];
+            for chunk in chunks {
+                for (j, (s, q)) in s.iter_mut().zip(q.iter_mut()).enumerate() {
+                    let d = _mm256_sub_pd(chunk.quad(j), kv);
+                    *s = _mm256_add_pd(*s, d);
+                    *q = _mm256_fmadd_pd(d, d, *q);
+                }
             }
+            (spill(&s), spill(&q))
         }
-        (spill(&s), spill(&q))
     }
 
+    /// Per-lane `Σd` over whole chunks.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    fn sum_chunks<C: Chunk>(chunks: &[C], k: f64) -> [f64; LANES] {
-        let kv = _mm256_set1_pd(k);
-        let mut s = [_mm256_setzero_pd(); 4];
-        for chunk in chunks {
-            for j in 0..4 {
-                s[j] = _mm256_add_pd(s[j], _mm256_sub_pd(chunk.quad(j), kv));
+    unsafe fn sum_chunks<'a, C: Chunk + 'a>(
+        chunks: impl Iterator<Item = &'a C>,
+        k: f64,
+    ) -> [f64; LANES] {
+        #[allow(unused_unsafe)]
+        // SAFETY: as in `sums_chunks`.
+        unsafe {
+            let kv = _mm256_set1_pd(k);
+            let mut s = [_mm256_setzero_pd(); 4];
+            for chunk in chunks {
+                for (j, s) in s.iter_mut().enumerate() {
+                    *s = _mm256_add_pd(*s, _mm256_sub_pd(chunk.quad(j), kv));
+                }
             }
+            spill(&s)
         }
-        spill(&s)
     }
 
-    /// Adds the tail (fewer than `LANES` values) into lanes `0..tail.len()`.
-    #[inline(always)]
-    fn tail_sums<S: Float>(tail: &[S], k: f64, s: &mut [f64; LANES], q: &mut [f64; LANES]) {
-        for ((x, s), q) in tail.iter().zip(s).zip(q) {
+    /// `(Σ (x − k), Σ (x − k)²)`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn sums<S: Float>(xs: &[S], k: f64) -> (f64, f64) {
+        // SAFETY (both calls): the caller guarantees AVX2 and FMA.
+        let ((mut s, mut q), tail) = if let Some(xs) = as_f64s(xs) {
+            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+            (unsafe { sums_chunks(chunks, k) }, tail.len())
+        } else if let Some(xs) = as_f32s(xs) {
+            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
+            (unsafe { sums_chunks(chunks, k) }, tail.len())
+        } else {
+            return super::sums_body::<S, true>(xs, k);
+        };
+        let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
+        for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
             let d = x.as_f64() - k;
             *s += d;
             *q = num_traits::Float::mul_add(d, d, *q);
         }
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn sums<S: Float>(xs: &[S], k: f64) -> (f64, f64) {
-        let (chunk_sums, tail) = if let Some(xs) = as_f64s(xs) {
-            let (chunks, _) = xs.as_chunks::<LANES>();
-            (sums_chunks(chunks, k), chunks.len() * LANES)
-        } else if let Some(xs) = as_f32s(xs) {
-            let (chunks, _) = xs.as_chunks::<LANES>();
-            (sums_chunks(chunks, k), chunks.len() * LANES)
-        } else {
-            return super::sums_body::<S, true>(xs, k);
-        };
-        let (mut s, mut q) = chunk_sums;
-        tail_sums(xs.get(tail..).unwrap_or(&[]), k, &mut s, &mut q);
         (fold_lanes(s), fold_lanes(q))
     }
 
+    /// `Σ (x − k)`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn sum<S: Float>(xs: &[S], k: f64) -> f64 {
+    pub(super) unsafe fn sum<S: Float>(xs: &[S], k: f64) -> f64 {
+        // SAFETY (both calls): the caller guarantees AVX2 and FMA.
         let (mut s, tail) = if let Some(xs) = as_f64s(xs) {
-            let (chunks, _) = xs.as_chunks::<LANES>();
-            (sum_chunks(chunks, k), chunks.len() * LANES)
+            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+            (unsafe { sum_chunks(chunks, k) }, tail.len())
         } else if let Some(xs) = as_f32s(xs) {
-            let (chunks, _) = xs.as_chunks::<LANES>();
-            (sum_chunks(chunks, k), chunks.len() * LANES)
+            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
+            (unsafe { sum_chunks(chunks, k) }, tail.len())
         } else {
             return super::sum_body::<S>(xs, k);
         };
-        for (x, s) in xs.get(tail..).unwrap_or(&[]).iter().zip(&mut s) {
+        let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
+        for (x, s) in tail.iter().zip(&mut s) {
             *s += x.as_f64() - k;
         }
         fold_lanes(s)
     }
 
+    /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
+    /// element-wise loop well on its own).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must have AVX2 and FMA.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn rows<S: Float>(
+    pub(super) unsafe fn rows<S: Float>(
         slab: &[S],
         stride: usize,
         start: usize,
