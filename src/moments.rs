@@ -115,7 +115,7 @@ impl<F: Float> Moments<F> {
         {
             return Err(crate::Error::state("count is 0 but the moments are not"));
         }
-        if !(self.m2 >= F::zero()) && !self.m2.is_nan() {
+        if self.m2 < F::zero() {
             return Err(crate::Error::state(alloc::format!(
                 "m2 must be non-negative, got {}",
                 self.m2

@@ -1,0 +1,470 @@
+//! The exponential moving average.
+
+use crate::accumulator::impl_accumulator;
+use crate::{Error, Float, Momentum};
+
+/// An exponential moving average: each push blends the new value into the
+/// average with the weights of a [`Momentum`], in O(1) time and memory.
+///
+/// Every update is [`Momentum::blend`], so a `Decay(β)` average follows
+/// Keras' formula `β·r + (1 − β)·x` and a `Factor(α)` average PyTorch's and
+/// cuDNN's `α·x + (1 − α)·r`, to the last bit. With `Cumulative` the
+/// average is the plain mean of the values pushed.
+///
+/// Two ways to start:
+///
+/// - [`Ema::new`] is **seeded by the first value**: the first push sets the
+///   average, later pushes blend. This is a smoothing filter without a
+///   start-up transient (pandas' `ewm(adjust=False)`). The state remembers
+///   whether it was seeded, so a stream that starts with 0 or whose average
+///   passes through 0 never restarts.
+/// - [`Ema::with_initial`] **starts at a given value**, and every push
+///   blends. BatchNorm's running statistics start this way, at 0 (mean) or
+///   1 (variance). Add [`with_bias_correction`](Ema::with_bias_correction)
+///   to a zero-initialised average to remove the pull towards 0 at the
+///   start, as Adam does.
+///
+/// Empty (seeded by the first value, nothing pushed) →
+/// [`value`](Ema::value) is `None`. NaN and ±∞ propagate: once pushed,
+/// they stay in the average (except under a weight of 1 for the new value,
+/// which replaces it).
+///
+/// # Example
+///
+/// ```
+/// use momenta::{Ema, Momentum};
+///
+/// // Keras' momentum=0.75 and PyTorch's momentum=0.25 are the same average.
+/// let mut keras = Ema::new(Momentum::Decay(0.75))?;
+/// let mut torch = Ema::new(Momentum::Factor(0.25))?;
+/// for x in [8.0, 0.0, 4.0] {
+///     keras.push(x);
+///     torch.push(x);
+/// }
+/// // 8 → 0.75·8 + 0.25·0 = 6 → 0.75·6 + 0.25·4 = 5.5
+/// assert_eq!(keras.value(), Some(5.5));
+/// assert_eq!(keras.value(), torch.value());
+///
+/// // A BatchNorm running mean starts at 0.
+/// let mut running = Ema::with_initial(0.0, Momentum::Factor(0.1))?;
+/// running.push(10.0);
+/// assert_eq!(running.value(), Some(1.0));
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        try_from = "EmaState<F>",
+        into = "EmaState<F>",
+        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+    )
+)]
+pub struct Ema<F> {
+    momentum: Momentum<F>,
+    /// The starting value; `None` when seeded by the first value pushed.
+    initial: Option<F>,
+    /// The average; meaningful once `count > 0` or when `initial` is set.
+    value: F,
+    /// Updates so far (values pushed).
+    count: u64,
+    /// The weight the starting value still carries: the product of the
+    /// decay weights of the updates so far (βᵗ). 1 before any update; 0
+    /// once seeded by a value, or after a `Cumulative` update.
+    residual: F,
+    bias_correction: bool,
+}
+
+impl<F: Float> Ema<F> {
+    /// An average seeded by the first value pushed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `momentum` when the momentum's parameter is outside `[0, 1]`
+    /// or NaN.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    ///
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.value(), None);
+    /// e.push(0.0); // a first value of 0 seeds the average like any other
+    /// e.push(4.0);
+    /// assert_eq!(e.value(), Some(2.0));
+    ///
+    /// let err = Ema::<f64>::new(Momentum::Factor(1.5)).unwrap_err();
+    /// assert_eq!(err.to_string(), "momentum must be in [0, 1], got 1.5");
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn new(momentum: Momentum<F>) -> Result<Self, Error> {
+        Ok(Self {
+            momentum: momentum.validate()?,
+            initial: None,
+            value: F::zero(),
+            count: 0,
+            residual: F::one(),
+            bias_correction: false,
+        })
+    }
+
+    /// An average that starts at `initial`; every push blends into it.
+    ///
+    /// With `Cumulative` the first push replaces the initial value (its
+    /// weight is 1/1), so the average is the plain mean of the values
+    /// pushed, as with cuDNN's factor 1/(1 + k) at the k-th call.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `momentum` when the momentum's parameter is outside `[0, 1]`
+    /// or NaN.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    ///
+    /// let mut var = Ema::with_initial(1.0, Momentum::Decay(0.5))?;
+    /// assert_eq!(var.value(), Some(1.0));
+    /// var.push(3.0);
+    /// assert_eq!(var.value(), Some(2.0));
+    ///
+    /// let mut cumulative = Ema::with_initial(100.0, Momentum::Cumulative)?;
+    /// cumulative.extend_from_slice(&[3.0, 5.0, 10.0]);
+    /// assert_eq!(cumulative.value(), Some(6.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_initial(initial: F, momentum: Momentum<F>) -> Result<Self, Error> {
+        Ok(Self {
+            momentum: momentum.validate()?,
+            initial: Some(initial),
+            value: initial,
+            count: 0,
+            residual: F::one(),
+            bias_correction: false,
+        })
+    }
+
+    /// Turns on Adam's bias correction: [`value`](Ema::value) returns
+    /// `r / (1 − βᵗ)`, where `r` is the average and βᵗ the product of the
+    /// weights the old value received at the `t` updates so far (for
+    /// `Factor(α)`, (1 − α)ᵗ; for `Cumulative`, 0 after the first update).
+    ///
+    /// It is meant for **zero-initialised** averages
+    /// (`Ema::with_initial(0.0, m)`): there `1 − βᵗ` is exactly the total
+    /// weight the pushed values carry, so the corrected value is their
+    /// properly weighted average and a constant input `c` gives `c` (up to
+    /// the average's own rounding, a few ulps) from the first push on. On a non-zero initial value the correction keeps
+    /// a bias of `βᵗ·v₀ / (1 − βᵗ)`. On an average seeded by its first value
+    /// it changes nothing: the weights already sum to 1.
+    ///
+    /// With the correction on, `value()` is `None` until the first push
+    /// (before it no value has any weight, and `r / (1 − β⁰)` would be
+    /// 0/0), and `None` while the pushed values still have no weight at all
+    /// (`Decay(1)` or `Factor(0)`, which never move from the initial value).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    ///
+    /// let mut m = Ema::with_initial(0.0, Momentum::Decay(0.5))?.with_bias_correction();
+    /// assert_eq!(m.value(), None);
+    /// m.push(8.0); // raw average 4 = 8·(1 − 0.5)
+    /// assert_eq!(m.value(), Some(8.0));
+    /// m.push(8.0); // raw average 6 = 8·(1 − 0.25)
+    /// assert_eq!(m.value(), Some(8.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_bias_correction(mut self) -> Self {
+        self.bias_correction = true;
+        self
+    }
+
+    /// Whether [`value`](Ema::value) is bias-corrected.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let e = Ema::<f64>::with_initial(0.0, Momentum::Decay(0.9))?;
+    /// assert!(!e.is_bias_corrected());
+    /// assert!(e.with_bias_correction().is_bias_corrected());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_bias_corrected(&self) -> bool {
+        self.bias_correction
+    }
+
+    /// Adds one value: the first value seeds an average made by
+    /// [`Ema::new`]; every other push is
+    /// `self.value = momentum.blend(self.value, x, n)` at the `n`-th update.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Decay(0.5))?;
+    /// e.push(2.0);
+    /// e.push(-2.0); // passes through 0 …
+    /// e.push(4.0); // … and goes on: 0·0.5 + 4·0.5
+    /// assert_eq!(e.value(), Some(2.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push(&mut self, x: F) {
+        let n = self.count.saturating_add(1);
+        if self.count == 0 && self.initial.is_none() {
+            self.value = x;
+            self.residual = F::zero();
+        } else {
+            self.value = self.momentum.blend(self.value, x, n);
+            // Flushing subnormals keeps the multiply fast; 1 − βᵗ is
+            // already 1 there.
+            let residual = self.residual * self.momentum.decay(n);
+            self.residual = if residual < F::min_positive_value() {
+                F::zero()
+            } else {
+                residual
+            };
+        }
+        self.count = n;
+    }
+
+    /// Adds every value of `xs`, in order, as [`push`](Ema::push) would.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// e.extend_from_slice(&[4.0, 8.0, 0.0]);
+    /// assert_eq!(e.value(), Some(3.0));
+    /// assert_eq!(e.count(), 3);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn extend_from_slice(&mut self, xs: &[F]) {
+        for &x in xs {
+            self.push(x);
+        }
+    }
+
+    /// The average: `None` before the first push when seeded by the first
+    /// value, the initial value before the first push otherwise. With
+    /// [bias correction](Ema::with_bias_correction), the corrected average,
+    /// `None` before the first push.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// assert_eq!(Ema::<f64>::new(Momentum::Cumulative)?.value(), None);
+    /// assert_eq!(Ema::with_initial(1.0, Momentum::Cumulative)?.value(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn value(&self) -> Option<F> {
+        if self.bias_correction {
+            let weight = F::one() - self.residual;
+            return (self.count > 0 && weight > F::zero()).then(|| self.value / weight);
+        }
+        (self.count > 0 || self.initial.is_some()).then_some(self.value)
+    }
+
+    /// The number of values pushed (updates so far).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::with_initial(0.0, Momentum::Factor(0.1))?;
+    /// e.extend_from_slice(&[1.0, 2.0]);
+    /// assert_eq!(e.count(), 2);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The momentum the average was made with.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let e = Ema::<f32>::new(Momentum::Decay(0.99))?;
+    /// assert_eq!(e.momentum(), Momentum::Decay(0.99));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn momentum(&self) -> Momentum<F> {
+        self.momentum
+    }
+
+    /// Forgets every value: back to the state the constructor made (seeded
+    /// by the next value, or at the initial value), keeping the momentum and
+    /// the bias correction.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::with_initial(1.0, Momentum::Factor(0.5))?;
+    /// e.push(3.0);
+    /// e.reset();
+    /// assert_eq!((e.value(), e.count()), (Some(1.0), 0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.value = self.initial.unwrap_or_else(F::zero);
+        self.count = 0;
+        self.residual = F::one();
+    }
+}
+
+impl_accumulator!(Ema);
+
+/// The serialized form of [`Ema`], validated on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+struct EmaState<F> {
+    momentum: Momentum<F>,
+    initial: Option<F>,
+    value: Option<F>,
+    count: u64,
+    residual: F,
+    bias_correction: bool,
+}
+
+#[cfg(feature = "serde")]
+fn same<F: Float>(a: F, b: F) -> bool {
+    a == b || (a.is_nan() && b.is_nan())
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
+    type Error = Error;
+    fn try_from(s: EmaState<F>) -> Result<Self, Error> {
+        use alloc::format;
+        let momentum = s.momentum.validate()?;
+        let value = match (s.initial, s.value, s.count) {
+            (None, None, 0) => F::zero(),
+            (None, None, n) => {
+                return Err(Error::state(format!("count is {n} but there is no value")));
+            }
+            (None, Some(v), 0) => {
+                return Err(Error::state(format!(
+                    "count is 0 but the value is {v} and there is no initial value"
+                )));
+            }
+            (Some(_), None, _) => {
+                return Err(Error::state("an average with an initial value has a value"));
+            }
+            (Some(v0), Some(v), 0) if !same(v0, v) => {
+                return Err(Error::state(format!(
+                    "count is 0 but the value {v} differs from the initial value {v0}"
+                )));
+            }
+            (_, Some(v), _) => v,
+        };
+        if !(s.residual >= F::zero() && s.residual <= F::one()) {
+            return Err(Error::state(format!(
+                "residual weight must be in [0, 1], got {}",
+                s.residual
+            )));
+        }
+        if s.count == 0 && s.residual != F::one() {
+            return Err(Error::state(format!(
+                "count is 0 but the residual weight is {}",
+                s.residual
+            )));
+        }
+        let seeded = s.count > 0 && s.initial.is_none();
+        let cumulative = s.count > 0 && momentum == Momentum::Cumulative;
+        if (seeded || cumulative) && s.residual != F::zero() {
+            return Err(Error::state(format!(
+                "the initial value has no weight left after the first update, \
+                 but the residual weight is {}",
+                s.residual
+            )));
+        }
+        Ok(Self {
+            momentum,
+            initial: s.initial,
+            value,
+            count: s.count,
+            residual: s.residual,
+            bias_correction: s.bias_correction,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> From<Ema<F>> for EmaState<F> {
+    fn from(e: Ema<F>) -> Self {
+        Self {
+            momentum: e.momentum,
+            initial: e.initial,
+            value: (e.count > 0 || e.initial.is_some()).then_some(e.value),
+            count: e.count,
+            residual: e.residual,
+            bias_correction: e.bias_correction,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeded_average_does_not_restart_at_zero() {
+        let mut e = Ema::new(Momentum::Factor(0.5_f64)).unwrap();
+        for x in [0.0, 0.0, 8.0] {
+            e.push(x);
+        }
+        // 0 → 0 → 4; a zero sentinel would have restarted at 8.
+        assert_eq!(e.value(), Some(4.0));
+    }
+
+    #[test]
+    fn residual_is_the_product_of_decays() {
+        let mut e = Ema::with_initial(0.0, Momentum::Decay(0.5_f64)).unwrap();
+        e.extend_from_slice(&[1.0, 1.0, 1.0]);
+        assert_eq!(e.residual, 0.125);
+        let mut e = Ema::new(Momentum::Decay(0.5_f64)).unwrap();
+        e.extend_from_slice(&[1.0, 1.0, 1.0]);
+        assert_eq!(e.residual, 0.0);
+        let mut e = Ema::with_initial(5.0, Momentum::<f64>::Cumulative).unwrap();
+        e.push(1.0);
+        assert_eq!(e.residual, 0.0);
+    }
+
+    #[test]
+    fn residual_flushes_subnormals() {
+        let mut e = Ema::with_initial(0.0, Momentum::Decay(0.5_f64)).unwrap();
+        for _ in 0..1100 {
+            e.push(1.0);
+        }
+        assert_eq!(e.residual, 0.0);
+        assert_eq!(e.with_bias_correction().value(), Some(1.0));
+    }
+
+    #[test]
+    fn bias_correction_without_weight_is_none() {
+        let mut e = Ema::with_initial(0.0, Momentum::Decay(1.0_f64))
+            .unwrap()
+            .with_bias_correction();
+        e.push(3.0);
+        assert_eq!(e.value(), None);
+    }
+
+    #[test]
+    fn infinity_and_nan_propagate() {
+        let mut e = Ema::new(Momentum::Factor(0.5_f64)).unwrap();
+        e.extend_from_slice(&[1.0, f64::INFINITY, 2.0]);
+        assert_eq!(e.value(), Some(f64::INFINITY));
+        e.push(f64::NAN);
+        assert!(e.value().unwrap().is_nan());
+        let mut e = Ema::new(Momentum::Factor(1.0_f64)).unwrap();
+        e.extend_from_slice(&[f64::NAN, 2.0]);
+        assert_eq!(e.value(), Some(2.0));
+    }
+
+    #[test]
+    fn saturated_count_does_not_panic() {
+        let mut e = Ema::new(Momentum::<f64>::Cumulative).unwrap();
+        e.push(1.0);
+        e.count = u64::MAX;
+        e.push(3.0);
+        assert_eq!(e.count(), u64::MAX);
+        assert!(e.value().unwrap() >= 1.0);
+    }
+}

@@ -1,0 +1,335 @@
+//! The simple moving average over a fixed window.
+
+use crate::accumulator::impl_accumulator;
+use crate::window::{ShiftedSum, Window};
+use crate::{Error, Float};
+
+/// The mean of the last `window` values pushed (a simple moving average, or
+/// boxcar filter), in O(1) time per push, for ever, without drift.
+///
+/// Made for real-time smoothing: a sensor or audio loop pushes one sample and
+/// reads the smoothed value back from the same call. Every push costs a few
+/// floating-point operations, never a pass over the window, and once the
+/// window is full it never allocates.
+///
+/// # Accuracy
+///
+/// The window sum is kept relative to a shift taken from the data, as an
+/// error-free (TwoSum) compensated pair, and it is rebuilt from scratch every
+/// `window` pushes by a second accumulator that only ever adds — so rounding
+/// errors cannot accumulate, however long the stream. On data like
+/// `1e6 + U(0, 1)` the mean stays within an ulp of the exact mean of the
+/// window at every one of 10⁸ pushes (the crate's tests check this).
+///
+/// # Memory
+///
+/// Memory grows with the values actually pushed, up to `window` values:
+/// `MovingAverage::new(usize::MAX)` is a valid cumulative average that
+/// allocates as it goes.
+///
+/// # NaN and infinities
+///
+/// While the window holds a NaN, or both `+∞` and `−∞`, the mean is NaN;
+/// while it holds only one kind of infinity, the mean is that infinity. They
+/// are counted rather than summed, so the mean is exact again as soon as the
+/// last of them has left the window. (Finite values so far apart that their
+/// difference overflows, such as `f64::MAX` and `-f64::MAX`, also give an
+/// infinite or NaN mean, until `window` pushes after they left.)
+///
+/// # No `Merge`
+///
+/// A window is a sequence, not a set: "the last `window` values" of two
+/// streams put together has no meaning, so `MovingAverage` does not
+/// implement [`Merge`](crate::Merge). Feed one stream, or use
+/// [`Mean`](crate::Mean) for mergeable statistics.
+///
+/// # Equality and serialization
+///
+/// Two moving averages are equal when they have the same window length and
+/// hold the same values in the same order. With the `serde` feature the
+/// serialized form is exactly that — `{"window": 3, "values": [...]}`,
+/// oldest first — and the sums are recomputed on the way in, so a restored
+/// average continues like the original, up to rounding (given a format that
+/// reads floats back exactly). A window of 0 or more values than the window
+/// is rejected with an [`Error`].
+///
+/// # Example
+///
+/// ```
+/// use momenta::MovingAverage;
+///
+/// let mut smooth = MovingAverage::new(3)?;
+/// assert_eq!(smooth.push(3.0), 3.0);
+/// assert_eq!(smooth.push(6.0), 4.5);
+/// assert_eq!(smooth.push(9.0), 6.0);
+/// assert_eq!(smooth.push(12.0), 9.0); // 3.0 has left the window
+/// assert!(smooth.is_full());
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(
+        transparent,
+        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+    )
+)]
+pub struct MovingAverage<F> {
+    inner: Window<F, ShiftedSum<F>>,
+}
+
+impl<F: Float> MovingAverage<F> {
+    /// An empty moving average over the last `window` values.
+    ///
+    /// Nothing is allocated until values are pushed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidWindow`](crate::ErrorKind::InvalidWindow) when
+    /// `window` is 0.
+    ///
+    /// ```
+    /// use momenta::{ErrorKind, MovingAverage};
+    ///
+    /// let a = MovingAverage::<f64>::new(10)?;
+    /// assert_eq!(a.window(), 10);
+    ///
+    /// let err = MovingAverage::<f64>::new(0).unwrap_err();
+    /// assert_eq!(err.kind(), &ErrorKind::InvalidWindow { window: 0 });
+    /// assert_eq!(err.to_string(), "window must be at least 1, got 0");
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn new(window: usize) -> Result<Self, Error> {
+        Ok(Self {
+            inner: Window::new(window)?,
+        })
+    }
+
+    /// Adds one value and returns the mean of the last `min(n, window)`
+    /// values, this one included. O(1).
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// assert_eq!(a.push(1.0), 1.0);
+    /// assert_eq!(a.push(2.0), 1.5);
+    /// assert_eq!(a.push(4.0), 3.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push(&mut self, x: F) -> F {
+        self.inner.push(x);
+        self.inner.mean_unchecked()
+    }
+
+    /// Adds every value of `xs`, in order; only the last `window` of them
+    /// can stay, so longer slices skip straight to those.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// a.extend_from_slice(&[100.0, 1.0, 2.0, 3.0]);
+    /// assert_eq!(a.mean(), Some(2.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn extend_from_slice(&mut self, xs: &[F]) {
+        self.inner.extend_from_slice(xs);
+    }
+
+    /// The mean of the values in the window, or `None` when it is empty.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::<f64>::new(4)?;
+    /// assert_eq!(a.mean(), None);
+    /// a.extend_from_slice(&[1.0, 2.0]);
+    /// assert_eq!(a.mean(), Some(1.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<F> {
+        self.inner.mean()
+    }
+
+    /// The number of values in the window: `min(n, window)` after `n`
+    /// pushes.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// a.extend_from_slice(&[1.0, 2.0, 3.0]);
+    /// assert_eq!(a.len(), 2);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether the window holds no value.
+    ///
+    /// ```
+    /// let a = momenta::MovingAverage::<f32>::new(2)?;
+    /// assert!(a.is_empty());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.inner.len() == 0
+    }
+
+    /// The window length given to [`new`](Self::new).
+    ///
+    /// ```
+    /// assert_eq!(momenta::MovingAverage::<f64>::new(5)?.window(), 5);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn window(&self) -> usize {
+        self.inner.window()
+    }
+
+    /// Whether `window` values have been pushed, so every push now drops the
+    /// oldest.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// a.push(1.0);
+    /// assert!(!a.is_full());
+    /// a.push(1.0);
+    /// assert!(a.is_full());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.inner.is_full()
+    }
+
+    /// Forgets every value; the window length stays, and so does the
+    /// allocated buffer.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(3)?;
+    /// a.extend_from_slice(&[1.0, 2.0]);
+    /// a.reset();
+    /// assert_eq!(a.mean(), None);
+    /// assert_eq!(a.push(7.0), 7.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.inner.reset();
+    }
+
+    /// The values in the window, oldest first.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(3)?;
+    /// a.extend_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    /// assert!(a.iter().eq([2.0, 3.0, 4.0]));
+    /// assert_eq!(a.iter().next_back(), Some(4.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = F> + '_ {
+        self.inner.iter()
+    }
+
+    /// The values in the window as two slices, oldest first (the second may
+    /// be empty), without copying.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(3)?;
+    /// for x in [1.0, 2.0, 3.0, 4.0] {
+    ///     a.push(x);
+    /// }
+    /// let (older, newer) = a.as_slices();
+    /// assert_eq!((older, newer), (&[2.0, 3.0][..], &[4.0][..]));
+    /// assert_eq!([older, newer].concat(), [2.0, 3.0, 4.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn as_slices(&self) -> (&[F], &[F]) {
+        self.inner.as_slices()
+    }
+}
+
+impl<F: Float> PartialEq for MovingAverage<F> {
+    /// Equal when the window lengths are equal and the windows hold the
+    /// same values in the same order (so, like `f64`, a window holding a
+    /// NaN is not equal to itself).
+    ///
+    /// ```
+    /// use momenta::MovingAverage;
+    /// let mut a = MovingAverage::new(2)?;
+    /// let mut b = MovingAverage::new(2)?;
+    /// a.extend_from_slice(&[5.0, 1.0, 2.0]);
+    /// b.extend_from_slice(&[1.0, 2.0]);
+    /// assert_eq!(a, b);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl_accumulator!(MovingAverage);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Accumulator;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn auto_traits() {
+        assert_send_sync::<MovingAverage<f32>>();
+        assert_send_sync::<MovingAverage<f64>>();
+    }
+
+    #[test]
+    fn small_integers_give_exact_means() {
+        let mut a = MovingAverage::<f64>::new(4).unwrap();
+        let xs = [8.0, 0.0, 4.0, 12.0, -4.0, 20.0, 16.0];
+        let expected = [8.0, 4.0, 4.0, 6.0, 3.0, 8.0, 11.0];
+        for (x, e) in xs.into_iter().zip(expected) {
+            assert_eq!(a.push(x), e);
+            assert_eq!(a.mean(), Some(e));
+        }
+    }
+
+    #[test]
+    fn window_zero_is_an_error_and_one_is_the_latest_value() {
+        assert!(MovingAverage::<f32>::new(0).is_err());
+        let mut a = MovingAverage::<f32>::new(1).unwrap();
+        for x in [1.5_f32, -7.25, 1e30, 3.0] {
+            assert_eq!(a.push(x), x);
+        }
+    }
+
+    #[test]
+    fn extend_skipping_equals_pushing_one_by_one() {
+        let xs: alloc::vec::Vec<f64> = (0..50).map(|i| f64::from(i * i % 17)).collect();
+        let mut one = MovingAverage::new(7).unwrap();
+        xs.iter().for_each(|&x| {
+            one.push(x);
+        });
+        let mut slice = MovingAverage::new(7).unwrap();
+        slice.push(1000.0);
+        slice.extend_from_slice(&xs);
+        assert_eq!(one, slice);
+        assert_eq!(one.mean(), slice.mean());
+        let mut generic = MovingAverage::new(7).unwrap();
+        Accumulator::extend_from_slice(&mut generic, &xs[..3]);
+        generic.extend(&xs[3..]);
+        assert_eq!(generic.mean(), one.mean());
+    }
+
+    #[test]
+    fn equality_is_by_contents_not_history() {
+        let mut a = MovingAverage::<f64>::new(2).unwrap();
+        let mut b = MovingAverage::<f64>::new(2).unwrap();
+        a.extend_from_slice(&[9.0, 1.0, 2.0]);
+        b.extend_from_slice(&[1.0, 2.0]);
+        assert_eq!(a, b);
+        b.push(3.0);
+        assert_ne!(a, b);
+        assert_ne!(a, MovingAverage::new(3).unwrap());
+    }
+}

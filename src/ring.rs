@@ -1,0 +1,174 @@
+//! A fixed-window ring buffer that allocates only for the values it holds.
+
+use alloc::vec::Vec;
+
+/// The last `window` values pushed, oldest first.
+///
+/// Memory grows with the values actually pushed, never past `window`
+/// elements and never to more than about twice the number held, so a window
+/// of `usize::MAX` costs nothing up front. Once full, the buffer never
+/// allocates again: each push overwrites the oldest value in place.
+#[derive(Clone, Debug)]
+pub(crate) struct Ring<F> {
+    /// The values; once `buf.len() == window`, `buf[head]` is the oldest.
+    buf: Vec<F>,
+    /// Index of the oldest value when full; 0 while filling.
+    head: usize,
+    /// The most values held, at least 1.
+    window: usize,
+}
+
+/// The smallest reservation while filling, so tiny windows don't reallocate
+/// on every one of their first pushes.
+const MIN_GROWTH: usize = 8;
+
+impl<F: Copy> Ring<F> {
+    /// An empty buffer; `window` must be at least 1 (the callers check).
+    pub(crate) fn new(window: usize) -> Self {
+        debug_assert!(window >= 1);
+        Self {
+            buf: Vec::new(),
+            head: 0,
+            window,
+        }
+    }
+
+    pub(crate) fn window(&self) -> usize {
+        self.window
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub(crate) fn is_full(&self) -> bool {
+        self.buf.len() == self.window
+    }
+
+    /// Appends `x` and returns the value it pushes out, if the buffer was
+    /// full.
+    #[inline]
+    pub(crate) fn push(&mut self, x: F) -> Option<F> {
+        if self.buf.len() < self.window {
+            if self.buf.len() == self.buf.capacity() {
+                self.grow();
+            }
+            self.buf.push(x);
+            return None;
+        }
+        // Full: `head < buf.len()` by the invariant, so `get_mut` succeeds.
+        let oldest = self
+            .buf
+            .get_mut(self.head)
+            .map(|slot| core::mem::replace(slot, x));
+        self.head += 1;
+        if self.head == self.buf.len() {
+            self.head = 0;
+        }
+        oldest
+    }
+
+    /// Doubles the capacity (at least [`MIN_GROWTH`]) without passing the
+    /// window.
+    #[cold]
+    fn grow(&mut self) {
+        let len = self.buf.len();
+        let additional = len.max(MIN_GROWTH).min(self.window - len);
+        self.buf.reserve_exact(additional);
+    }
+
+    /// The values oldest first, as two slices (the second may be empty).
+    pub(crate) fn as_slices(&self) -> (&[F], &[F]) {
+        let (newer, older) = self.buf.split_at(self.head);
+        (older, newer)
+    }
+
+    /// The values, oldest first.
+    pub(crate) fn iter(&self) -> impl DoubleEndedIterator<Item = F> + '_ {
+        let (older, newer) = self.as_slices();
+        older.iter().chain(newer).copied()
+    }
+
+    /// Forgets every value, keeping the allocation.
+    pub(crate) fn clear(&mut self) {
+        self.buf.clear();
+        self.head = 0;
+    }
+
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn contents(r: &Ring<i32>) -> Vec<i32> {
+        r.iter().collect()
+    }
+
+    #[test]
+    fn keeps_the_last_window_values_oldest_first() {
+        let mut r = Ring::new(3);
+        assert_eq!(r.push(1), None);
+        assert_eq!(r.push(2), None);
+        assert!(!r.is_full());
+        assert_eq!(r.push(3), None);
+        assert!(r.is_full());
+        assert_eq!(contents(&r), vec![1, 2, 3]);
+        assert_eq!(r.push(4), Some(1));
+        assert_eq!(r.push(5), Some(2));
+        assert_eq!(contents(&r), vec![3, 4, 5]);
+        assert_eq!(r.as_slices(), (&[3][..], &[4, 5][..]));
+        assert_eq!(r.push(6), Some(3));
+        assert_eq!(r.as_slices(), (&[4, 5, 6][..], &[][..]));
+        assert_eq!(r.iter().rev().collect::<Vec<_>>(), vec![6, 5, 4]);
+        assert_eq!(r.len(), 3);
+    }
+
+    #[test]
+    fn window_one_always_holds_the_latest() {
+        let mut r = Ring::new(1);
+        assert_eq!(r.push(7), None);
+        for x in 8..20 {
+            assert_eq!(r.push(x), Some(x - 1));
+            assert_eq!(contents(&r), vec![x]);
+        }
+    }
+
+    #[test]
+    fn clear_forgets_and_refills_in_order() {
+        let mut r = Ring::new(2);
+        for x in 0..5 {
+            r.push(x);
+        }
+        r.clear();
+        assert_eq!(r.len(), 0);
+        assert_eq!(r.push(10), None);
+        assert_eq!(r.push(11), None);
+        assert_eq!(r.push(12), Some(10));
+        assert_eq!(contents(&r), vec![11, 12]);
+    }
+
+    #[test]
+    fn capacity_follows_the_values_not_the_window() {
+        let mut r = Ring::new(usize::MAX);
+        assert_eq!(r.capacity(), 0);
+        for x in 0..1000 {
+            r.push(x);
+            assert!(r.capacity() <= 2 * r.len() + MIN_GROWTH);
+        }
+        assert_eq!(r.len(), 1000);
+        assert!(!r.is_full());
+
+        let mut r = Ring::new(10);
+        for x in 0..100 {
+            r.push(x);
+            assert!(r.capacity() <= 10);
+        }
+        assert_eq!(contents(&r), (90..100).collect::<Vec<_>>());
+    }
+}

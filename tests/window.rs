@@ -1,0 +1,488 @@
+//! Moving-window statistics against exact fractions and naive
+//! recomputation over the last `window` values.
+
+use momenta::{Accumulator, ErrorKind, Mean, MovingAverage, MovingVariance};
+use quickcheck::{QuickCheck, TestResult};
+
+/// A tiny deterministic generator (splitmix64).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `[-2^20, 2^20)`.
+    fn k20(&mut self) -> i64 {
+        (self.next_u64() >> 43) as i64 - (1 << 20)
+    }
+
+    /// A uniform value in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `num/den` rounded to f64 (both exact in f64 here, so the quotient is
+/// correctly rounded).
+fn frac(num: i64, den: i64) -> f64 {
+    num as f64 / den as f64
+}
+
+/// `got` is within `ulps` units in the last place of `want`.
+fn assert_ulps(got: f64, want: f64, ulps: f64, what: &str) {
+    let tol = ulps * f64::EPSILON * want.abs();
+    assert!(
+        (got - want).abs() <= tol,
+        "{what}: got {got:e}, want {want:e} (error {:e} > {tol:e})",
+        (got - want).abs()
+    );
+}
+
+#[test]
+fn window_three_on_integers_matches_hand_computed_fractions() {
+    // Window 3 over 3, 1, 4, 1, 5, 9, 2, 6. Each row: the window, its mean,
+    // population variance and sample variance as fractions (worked by hand
+    // from Σx and Σx²: pop = (nΣx² − (Σx)²)/n²).
+    type Row = ((i64, i64), (i64, i64), Option<(i64, i64)>);
+    let table: [(f64, Row); 8] = [
+        (3.0, ((3, 1), (0, 1), None)),            // [3]
+        (1.0, ((2, 1), (1, 1), Some((2, 1)))),    // [3, 1]
+        (4.0, ((8, 3), (14, 9), Some((7, 3)))),   // [3, 1, 4]
+        (1.0, ((2, 1), (2, 1), Some((3, 1)))),    // [1, 4, 1]
+        (5.0, ((10, 3), (26, 9), Some((13, 3)))), // [4, 1, 5]
+        (9.0, ((5, 1), (32, 3), Some((16, 1)))),  // [1, 5, 9]
+        (2.0, ((16, 3), (74, 9), Some((37, 3)))), // [5, 9, 2]
+        (6.0, ((17, 3), (74, 9), Some((37, 3)))), // [9, 2, 6]
+    ];
+    let mut a = MovingAverage::<f64>::new(3).unwrap();
+    let mut v = MovingVariance::<f64>::new(3).unwrap();
+    for (x, (mean, pop, sample)) in table {
+        let m = a.push(x);
+        v.push(x);
+        assert_ulps(m, frac(mean.0, mean.1), 2.0, "moving average");
+        assert_ulps(v.mean().unwrap(), frac(mean.0, mean.1), 2.0, "moving mean");
+        assert_ulps(
+            v.population_variance().unwrap(),
+            frac(pop.0, pop.1),
+            8.0,
+            "population variance",
+        );
+        match sample {
+            None => assert_eq!(v.sample_variance(), None),
+            Some((n, d)) => assert_ulps(v.sample_variance().unwrap(), frac(n, d), 8.0, "sample"),
+        }
+    }
+    assert!(a.iter().eq([9.0, 2.0, 6.0]));
+    assert!(v.iter().eq([9.0, 2.0, 6.0]));
+}
+
+#[test]
+fn window_zero_is_rejected_with_its_kind_and_message() {
+    let e = MovingAverage::<f64>::new(0).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::InvalidWindow { window: 0 });
+    assert_eq!(e.to_string(), "window must be at least 1, got 0");
+    let e = MovingVariance::<f32>::new(0).unwrap_err();
+    assert_eq!(e.kind(), &ErrorKind::InvalidWindow { window: 0 });
+}
+
+/// Exact statistics of `offset + k/2^20` over `ks`, from integer sums.
+/// Returns (mean − offset, population variance), each rounded once or
+/// twice from the exact rational.
+fn exact_fixed_point(ks: &[i64]) -> (f64, f64) {
+    let n = ks.len() as i128;
+    let s: i128 = ks.iter().map(|&k| i128::from(k)).sum();
+    let s2: i128 = ks.iter().map(|&k| i128::from(k) * i128::from(k)).sum();
+    let scale = (1u64 << 20) as f64;
+    let mean_off = s as f64 / (n as f64 * scale);
+    let var = (n * s2 - s * s) as f64 / ((n * n) as f64 * scale * scale);
+    (mean_off, var)
+}
+
+#[test]
+fn matches_exact_recomputation_on_random_fixed_point_data() {
+    for window in [1_usize, 2, 7, 1000] {
+        for offset in [0.0, 1e6, -3.5e6] {
+            let mut rng = SplitMix64(window as u64 * 7919 + offset as u64);
+            let mut a = MovingAverage::<f64>::new(window).unwrap();
+            let mut v = MovingVariance::<f64>::new(window).unwrap();
+            let mut ks: Vec<i64> = Vec::new();
+            let pushes = 3 * window + 2000;
+            let mut worst_mean = 0.0_f64;
+            let mut worst_var = 0.0_f64;
+            for i in 0..pushes {
+                let k = rng.k20();
+                let x = offset + k as f64 / (1u64 << 20) as f64;
+                ks.push(k);
+                let m = a.push(x);
+                v.push(x);
+                let last = &ks[ks.len().saturating_sub(window)..];
+                let (mean_off, var) = exact_fixed_point(last);
+                // Errors in units of the rounding of the mean's magnitude
+                // (|x| ≤ |offset| + 1).
+                let unit = f64::EPSILON * (offset.abs() + 1.0);
+                worst_mean = worst_mean.max(((m - offset) - mean_off).abs() / unit);
+                assert_eq!(v.mean(), Some(m), "both types share the mean");
+                let got = v.population_variance().unwrap();
+                if var > 0.0 {
+                    worst_var = worst_var.max((got - var).abs() / var);
+                } else {
+                    assert_eq!(got, 0.0, "window {window} push {i}");
+                }
+                if last.len() >= 2 {
+                    let n = last.len() as f64;
+                    let sample = v.sample_variance().unwrap();
+                    assert!((sample - var * n / (n - 1.0)).abs() <= 1e-12 * var * n / (n - 1.0));
+                }
+            }
+            assert!(
+                worst_mean <= 2.0,
+                "window {window}, offset {offset}: mean off by {worst_mean} units"
+            );
+            assert!(
+                worst_var <= 1e-12,
+                "window {window}, offset {offset}: variance relative error {worst_var:e}"
+            );
+        }
+    }
+}
+
+/// The naive two-pass statistics of a slice, the mean refined by one
+/// correction pass (a plain sum of a thousand values is itself some ulps
+/// off).
+fn naive(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let rough = xs.iter().sum::<f64>() / n;
+    let mean = rough + xs.iter().map(|x| x - rough).sum::<f64>() / n;
+    let m2: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+    (mean, m2 / n)
+}
+
+#[test]
+fn matches_naive_recomputation_on_random_floats_of_every_scale() {
+    for window in [1_usize, 2, 7, 1000] {
+        let mut rng = SplitMix64(42 + window as u64);
+        let mut a = MovingAverage::<f64>::new(window).unwrap();
+        let mut v = MovingVariance::<f64>::new(window).unwrap();
+        let mut xs = Vec::new();
+        for i in 0..3 * window + 1000 {
+            // Level shifts every 500 values, spread of varying scale.
+            let level = 10f64.powi((i / 500) as i32 % 7) * 1e3;
+            let x = level + (rng.unit() - 0.5) * 10f64.powf(rng.unit() * 4.0 - 2.0);
+            xs.push(x);
+            let m = a.push(x);
+            v.push(x);
+            let last = &xs[xs.len().saturating_sub(window)..];
+            let (mean, var) = naive(last);
+            let max = last.iter().fold(0.0_f64, |acc, x| acc.max(x.abs()));
+            assert!(
+                (m - mean).abs() <= 4.0 * f64::EPSILON * max,
+                "window {window} push {i}: {m:e} vs {mean:e}, max {max:e}"
+            );
+            // Removing values leaves an error of a few ulps of the largest
+            // M2 since the last refresh, at most 2·window pushes back.
+            let recent = &xs[xs.len().saturating_sub(2 * window)..];
+            let spread = recent
+                .iter()
+                .fold(0.0_f64, |acc, x| acc.max((x - mean).abs()));
+            let got = v.population_variance().unwrap();
+            assert!(got >= 0.0);
+            // The naive two-pass result itself is only this good: its mean
+            // carries an error of about ε·max.
+            let tol = 1e-12 * spread * spread + 8.0 * f64::EPSILON * max * spread;
+            assert!(
+                (got - var).abs() <= tol,
+                "window {window} push {i}: {got:e} vs {var:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn quickcheck_moving_average_is_the_mean_of_the_last_window_values() {
+    fn prop(xs: Vec<f64>, window: u8) -> TestResult {
+        let window = usize::from(window % 64) + 1;
+        // Finite values whose window sums cannot overflow.
+        let xs: Vec<f64> = xs
+            .into_iter()
+            .map(|x| {
+                if x.is_finite() && x.abs() <= 1e300 {
+                    x
+                } else {
+                    0.5
+                }
+            })
+            .collect();
+        let mut a = MovingAverage::new(window).unwrap();
+        for (i, &x) in xs.iter().enumerate() {
+            let got = a.push(x);
+            let last = &xs[(i + 1).saturating_sub(window)..=i];
+            let want = last.iter().sum::<f64>() / last.len() as f64;
+            // The shift may be a value from up to 2·window pushes back.
+            let recent = &xs[(i + 1).saturating_sub(2 * window)..=i];
+            let max = recent.iter().fold(0.0_f64, |acc, x| acc.max(x.abs()));
+            if (got - want).abs() > 1e-12 * max {
+                return TestResult::error(format!(
+                    "window {window}, push {i}: {got:e} vs {want:e}"
+                ));
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(Vec<f64>, u8) -> TestResult);
+}
+
+#[test]
+fn quickcheck_fixed_point_windows_are_exact_to_an_ulp_or_two() {
+    fn prop(ks: Vec<i32>, offset: i32, window: u8) -> TestResult {
+        let window = usize::from(window % 32) + 1;
+        let offset = f64::from(offset);
+        let ks: Vec<i64> = ks.into_iter().map(|k| i64::from(k >> 8)).collect();
+        let mut a = MovingAverage::new(window).unwrap();
+        let mut v = MovingVariance::new(window).unwrap();
+        for i in 0..ks.len() {
+            let x = offset + ks[i] as f64 / (1u64 << 20) as f64;
+            let got = a.push(x);
+            v.push(x);
+            let last = &ks[(i + 1).saturating_sub(window)..=i];
+            let (mean_off, var) = exact_fixed_point(last);
+            let max =
+                offset.abs() + last.iter().map(|k| k.abs()).max().unwrap_or(0) as f64 / 1048576.0;
+            if ((got - offset) - mean_off).abs() > 3.0 * f64::EPSILON * max {
+                return TestResult::error(format!("mean: {got} vs {offset} + {mean_off}"));
+            }
+            let got_var = v.population_variance().unwrap();
+            if (got_var - var).abs() > 1e-12 * var + 1e-300 {
+                return TestResult::error(format!("variance: {got_var:e} vs {var:e}"));
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(prop as fn(Vec<i32>, i32, u8) -> TestResult);
+}
+
+#[test]
+fn statistics_recover_once_a_nan_leaves_the_window() {
+    let mut a = MovingAverage::<f64>::new(4).unwrap();
+    let mut v = MovingVariance::<f64>::new(4).unwrap();
+    let base = 1e6;
+    let xs: Vec<f64> = (0..40).map(|i| base + f64::from(i % 5) / 4.0).collect();
+    for &x in &xs[..10] {
+        a.push(x);
+        v.push(x);
+    }
+    a.push(f64::NAN);
+    v.push(f64::NAN);
+    assert!(a.mean().unwrap().is_nan());
+    assert!(v.population_variance().unwrap().is_nan());
+    assert!(v.sample_std_dev().unwrap().is_nan());
+    // Three more pushes: the NaN is still in the window.
+    for &x in &xs[10..13] {
+        assert!(a.push(x).is_nan());
+        v.push(x);
+        assert!(v.mean().unwrap().is_nan());
+        assert!(v.sample_variance().unwrap().is_nan());
+    }
+    // The fourth pushes it out: exact again at once, and for ever after.
+    for (j, &x) in xs[13..].iter().enumerate() {
+        let m = a.push(x);
+        v.push(x);
+        let last = &xs[10 + j..14 + j];
+        let (mean, var) = naive(last);
+        assert_ulps(m, mean, 1.0, "mean after NaN");
+        assert_eq!(v.mean(), Some(m));
+        assert!((v.population_variance().unwrap() - var).abs() <= 1e-9 * var);
+    }
+}
+
+#[test]
+fn infinities_give_the_infinite_mean_and_a_nan_variance_then_recover() {
+    let mut a = MovingAverage::<f32>::new(3).unwrap();
+    let mut v = MovingVariance::<f32>::new(3).unwrap();
+    for x in [1.0, 2.0, f32::INFINITY] {
+        a.push(x);
+        v.push(x);
+    }
+    assert_eq!(a.mean(), Some(f32::INFINITY));
+    assert_eq!(v.mean(), Some(f32::INFINITY));
+    assert!(v.population_variance().unwrap().is_nan());
+    a.push(f32::NEG_INFINITY);
+    assert!(a.mean().unwrap().is_nan());
+    a.push(f32::NEG_INFINITY);
+    a.push(4.0);
+    assert_eq!(a.mean(), Some(f32::NEG_INFINITY));
+    for x in [5.0, 6.0] {
+        a.push(x);
+        v.push(x);
+    }
+    v.push(7.0);
+    assert_eq!(a.mean(), Some(5.0));
+    assert_eq!(v.mean(), Some(6.0));
+    assert_eq!(v.population_variance(), Some(2.0 / 3.0));
+}
+
+#[test]
+fn finite_values_whose_difference_overflows_recover_after_a_refresh() {
+    // Documented: |x − y| overflowing poisons the sums until the values
+    // have left and `window` more pushes have rebuilt them.
+    let mut a = MovingAverage::<f64>::new(2).unwrap();
+    let mut v = MovingVariance::<f64>::new(2).unwrap();
+    for x in [f64::MAX, -f64::MAX, 1.0, 2.0, 3.0, 5.0] {
+        a.push(x);
+        v.push(x);
+    }
+    assert_eq!(a.mean(), Some(4.0));
+    assert_eq!(v.mean(), Some(4.0));
+    assert_eq!(v.sample_variance(), Some(2.0));
+}
+
+#[test]
+fn window_of_usize_max_is_a_cumulative_average() {
+    let mut a = MovingAverage::<f64>::new(usize::MAX).unwrap();
+    let mut v = MovingVariance::<f64>::new(usize::MAX).unwrap();
+    let mut m = Mean::new();
+    assert_eq!(a.window(), usize::MAX);
+    for i in 0..10_000 {
+        let x = f64::from(i % 97) - 3.0;
+        let got = a.push(x);
+        v.push(x);
+        m.push(x);
+        assert!((got - m.mean().unwrap()).abs() <= 1e-12);
+    }
+    assert_eq!(a.len(), 10_000);
+    assert!(!a.is_full());
+    assert_eq!(v.len(), 10_000);
+    // Mean of (i mod 97) − 3 over i < 10 000, exactly: 103 full cycles of
+    // 0..97 (sum 4656 each) plus 0..9 (sum 36).
+    let sum = 103 * 4656 + 36 - 3 * 10_000;
+    assert_ulps(a.mean().unwrap(), frac(sum, 10_000), 2.0, "cumulative mean");
+    a.reset();
+    assert!(a.is_empty());
+    assert_eq!(a.window(), usize::MAX);
+}
+
+#[test]
+fn accumulator_trait_extend_and_bundles_agree_with_push() {
+    let xs: Vec<f64> = (0..100).map(|i| f64::from(i * 37 % 101)).collect();
+    let mut by_push = MovingVariance::new(10).unwrap();
+    for &x in &xs {
+        by_push.push(x);
+    }
+    let mut bundle = (
+        MovingAverage::new(10).unwrap(),
+        MovingVariance::new(10).unwrap(),
+    );
+    Accumulator::extend_from_slice(&mut bundle, &xs[..50]);
+    bundle.extend_from_slice(&xs[50..]);
+    assert_eq!(bundle.1, by_push);
+    assert_eq!(bundle.0.mean(), by_push.mean());
+    let mut by_extend = MovingVariance::new(10).unwrap();
+    by_extend.extend(xs.iter().copied());
+    assert_eq!(by_extend, by_push);
+    assert_eq!(
+        by_extend.population_variance(),
+        by_push.population_variance()
+    );
+}
+
+#[test]
+fn serde_round_trip_keeps_the_window_and_continues_alike() {
+    let mut rng = SplitMix64(7);
+    let mut a = MovingAverage::<f64>::new(7).unwrap();
+    let mut v = MovingVariance::<f64>::new(7).unwrap();
+    // Multiples of 1/64: short decimals, which every JSON parser reads back
+    // exactly (serde_json's default parser may be an ulp off on others).
+    let xs: Vec<f64> = (0..40)
+        .map(|_| 1e6 + (rng.next_u64() % 640) as f64 / 64.0)
+        .collect();
+    for &x in &xs[..20] {
+        a.push(x);
+        v.push(x);
+    }
+    let json = serde_json::to_string(&a).unwrap();
+    let want: serde_json::Value = serde_json::json!({ "window": 7, "values": &xs[13..20] });
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&json).unwrap(),
+        want
+    );
+    let mut a2: MovingAverage<f64> = serde_json::from_str(&json).unwrap();
+    let mut v2: MovingVariance<f64> =
+        serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+    assert_eq!(a2, a);
+    assert_eq!(v2, v);
+    for &x in &xs[20..] {
+        let (m, m2) = (a.push(x), a2.push(x));
+        assert_ulps(m2, m, 2.0, "restored mean");
+        v.push(x);
+        v2.push(x);
+        let (s, s2) = (v.sample_variance().unwrap(), v2.sample_variance().unwrap());
+        assert!((s - s2).abs() <= 1e-12 * s, "{s} vs {s2}");
+    }
+    // Partly filled and empty windows round-trip too.
+    let mut part = MovingVariance::<f32>::new(5).unwrap();
+    part.extend_from_slice(&[1.0, 2.0]);
+    let back: MovingVariance<f32> =
+        serde_json::from_str(&serde_json::to_string(&part).unwrap()).unwrap();
+    assert_eq!(back, part);
+    assert_eq!(back.sample_variance(), Some(0.5));
+    let empty: MovingAverage<f64> = serde_json::from_str(r#"{"window":3,"values":[]}"#).unwrap();
+    assert_eq!(empty.mean(), None);
+    assert_eq!(empty.window(), 3);
+}
+
+#[test]
+fn corrupt_json_is_rejected() {
+    let bad = [
+        (
+            r#"{"window":0,"values":[]}"#,
+            "window must be at least 1, got 0",
+        ),
+        (
+            r#"{"window":2,"values":[1.0,2.0,3.0]}"#,
+            "invalid state: window of 2 holds 3 values",
+        ),
+        (r#"{"window":-1,"values":[]}"#, "invalid value"),
+        (r#"{"values":[1.0]}"#, "missing field `window`"),
+        (r#"{"window":3}"#, "missing field `values`"),
+        (r#"{"window":3,"values":["a"]}"#, "invalid type"),
+        (
+            r#"{"window":3,"values":[],"sum":1.0}"#,
+            "unknown field `sum`",
+        ),
+        (r#"[3,[1.0]"#, "EOF"),
+    ];
+    for (json, message) in bad {
+        let e = serde_json::from_str::<MovingAverage<f64>>(json).unwrap_err();
+        assert!(e.to_string().contains(message), "{json}: {e}");
+        let e = serde_json::from_str::<MovingVariance<f64>>(json).unwrap_err();
+        assert!(e.to_string().contains(message), "{json}: {e}");
+    }
+}
+
+#[test]
+fn f32_windows_track_the_f64_truth() {
+    let mut rng = SplitMix64(99);
+    let mut a = MovingAverage::<f32>::new(16).unwrap();
+    let mut v = MovingVariance::<f32>::new(16).unwrap();
+    let mut xs = Vec::new();
+    for _ in 0..2000 {
+        let x = 1000.0 + rng.unit() as f32;
+        xs.push(f64::from(x));
+        a.push(x);
+        v.push(x);
+        let (mean, var) = naive(&xs[xs.len().saturating_sub(16)..]);
+        assert!(
+            (f64::from(a.mean().unwrap()) - mean).abs() <= 2.0 * f64::from(f32::EPSILON) * mean
+        );
+        let got = f64::from(v.population_variance().unwrap());
+        assert!((got - var).abs() <= 1e-3 * var + 1e-6, "{got} vs {var}");
+    }
+}
