@@ -10,10 +10,6 @@
 use super::dispatch::Path;
 use crate::Float;
 
-/// Independent accumulators per sum on the AVX2 path: four registers of
-/// four `f64`, so the adds of consecutive values do not wait on each other.
-pub(crate) const LANES: usize = 16;
-
 /// Accumulators per sum on the portable path: four SSE2 registers of two
 /// `f64` (sixteen registers hold both sums without spilling).
 const PORTABLE_LANES: usize = 8;
@@ -120,7 +116,7 @@ mod avx2 {
     //! calls sit in `unsafe` blocks marked `allow(unused_unsafe)`, because
     //! they are safe inside `target_feature` functions only from Rust 1.87.
 
-    use super::{LANES, array_chunks, fold_lanes};
+    use super::{array_chunks, fold_lanes};
     use crate::Float;
     use core::any::TypeId;
     use core::arch::x86_64::{
@@ -128,7 +124,9 @@ mod avx2 {
         _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
     };
 
-    const _: () = assert!(LANES == 16);
+    /// Independent accumulators per sum: four registers of four `f64`, so
+    /// the adds of consecutive values do not wait on each other.
+    const LANES: usize = 16;
 
     /// `xs` as `&[f64]` when `S` is `f64`.
     fn as_f64s<S: Float>(xs: &[S]) -> Option<&[f64]> {
