@@ -5,16 +5,13 @@
 
 mod common;
 
-use common::{config, data, par_sum8, sum8};
+use common::{config, data_f32, par_sum8, sum8};
 use criterion::{Criterion, Throughput, black_box};
 use momenta::__bench::{channel_stats, par_channel_stats};
 
 fn channels(c: &mut Criterion) {
     let (n, ch, hw) = (64, 64, 64 * 64);
-    let xs: Vec<f32> = data(n * ch * hw, 0.0, 5)
-        .into_iter()
-        .map(|x| x as f32)
-        .collect();
+    let xs = data_f32(n * ch * hw, 0.0, 5);
     let mut group = c.benchmark_group("channels_f32_64x64x64x64");
     group.throughput(Throughput::Bytes(core::mem::size_of_val(&xs[..]) as u64));
     group.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));

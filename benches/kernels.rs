@@ -2,12 +2,15 @@
 //! same data, measured in the same run) and against a per-value Welford
 //! loop, on data far larger than the last-level cache and on data in L1/L2.
 //!
-//! `cargo bench --bench kernels`; `MOMENTA_BENCH_LOG2=27` for 1 GiB of f64.
+//! `cargo bench --bench kernels`; `MOMENTA_BENCH_LOG2=25` for 256 MiB of
+//! `f64` instead of 1 GiB.
 
 mod common;
 
-use common::{config, data, large_log2, par_sum8, sum8, welford};
-use criterion::{BenchmarkGroup, Criterion, Throughput, black_box, measurement::WallTime};
+use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};
+use criterion::{
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, measurement::WallTime,
+};
 use momenta::{Mean, Variance};
 
 fn slice_benches<T>(group: &mut BenchmarkGroup<'_, WallTime>, xs: &[T], parallel: bool)
@@ -38,12 +41,14 @@ fn large(c: &mut Criterion) {
     let n = 1usize << large_log2();
     let xs = data(n, 1e9, 1);
     let mut group = c.benchmark_group("f64_large");
+    group.sampling_mode(SamplingMode::Flat);
     slice_benches(&mut group, &xs, true);
     group.finish();
     drop(xs);
 
-    let xs: Vec<f32> = data(2 * n, 1e3, 2).into_iter().map(|x| x as f32).collect();
+    let xs = data_f32(2 * n, 1e3, 2);
     let mut group = c.benchmark_group("f32_large");
+    group.sampling_mode(SamplingMode::Flat);
     slice_benches(&mut group, &xs, true);
     group.finish();
 }

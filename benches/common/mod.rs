@@ -58,6 +58,15 @@ pub fn welford<T: Copy + Into<f64>>(xs: &[T]) -> (f64, f64) {
 
 /// `n` values `offset + U(0, 1)` from a seeded splitmix64.
 pub fn data(n: usize, offset: f64, seed: u64) -> Vec<f64> {
+    data_as(n, offset, seed, |x| x)
+}
+
+/// [`data`] rounded to `f32`.
+pub fn data_f32(n: usize, offset: f64, seed: u64) -> Vec<f32> {
+    data_as(n, offset, seed, |x| x as f32)
+}
+
+fn data_as<T>(n: usize, offset: f64, seed: u64, cast: impl Fn(f64) -> T) -> Vec<T> {
     let mut state = seed;
     (0..n)
         .map(|_| {
@@ -66,16 +75,18 @@ pub fn data(n: usize, offset: f64, seed: u64) -> Vec<f64> {
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^= z >> 31;
-            offset + (z >> 11) as f64 / (1u64 << 53) as f64
+            cast(offset + (z >> 11) as f64 / (1u64 << 53) as f64)
         })
         .collect()
 }
 
-/// log2 of the number of `f64` values in the large benchmarks (default 25:
-/// 256 MiB), from `MOMENTA_BENCH_LOG2`.
+/// log2 of the number of values in the large benchmarks, from
+/// `MOMENTA_BENCH_LOG2`; default 27: 1 GiB of `f64`, well above the
+/// last-level cache of current server parts (the `f32` data has twice as
+/// many values, the same bytes).
 pub fn large_log2() -> u32 {
     std::env::var("MOMENTA_BENCH_LOG2")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(25)
+        .unwrap_or(27)
 }

@@ -27,6 +27,30 @@ fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
     v[0]
 }
 
+/// Bytes of data the loops ask for ahead of the loads.
+///
+/// Each value feeds three dependent operations (subtract, add, FMA) that
+/// wait in the scheduler for their load; from memory, that caps the loads
+/// in flight, and without help the loops reach only about 0.8 of a plain
+/// sum's bandwidth. Software prefetches retire at once and keep enough
+/// cache lines in flight: with them the kernels run at the sum's speed.
+const PREFETCH: usize = 2048;
+
+/// Asks for the cache line holding `p`. A hint: it never faults, whatever
+/// the address, and it is a no-op off x86-64.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unused_unsafe)]
+    // SAFETY: SSE is part of baseline x86-64, and a prefetch never faults
+    // nor reads anything into the program, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// `xs` as whole arrays of `N` values, and the rest.
 #[inline(always)]
 fn array_chunks<S, const N: usize>(xs: &[S]) -> (impl Iterator<Item = &[S; N]>, &[S]) {
@@ -50,6 +74,7 @@ fn sums_body<S: Float, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
     let mut q = [0.0_f64; PORTABLE_LANES];
     let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
+        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
             let d = x.as_f64() - k;
             *s += d;
@@ -69,6 +94,7 @@ fn sum_body<S: Float>(xs: &[S], k: f64) -> f64 {
     let mut s = [0.0_f64; PORTABLE_LANES];
     let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
+        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for (x, s) in chunk.iter().zip(&mut s) {
             *s += x.as_f64() - k;
         }
@@ -82,6 +108,12 @@ fn sum_body<S: Float>(xs: &[S], k: f64) -> f64 {
 /// Per-lane accumulation across rows: for every row (a `stride`-long chunk
 /// of `slab`), `row[start..start + width]` is added lane by lane, shifted by
 /// `shift`, into `s` and `q` (all three of length `width`).
+///
+/// Rows go four at a time: their four values per lane are summed first,
+/// then added to the lane's accumulators, so the accumulators are loaded
+/// and stored once per four rows rather than once per row (which capped the
+/// loop at the L1 cache's store rate). Leftover rows go one at a time. The
+/// grouping depends only on the row index, never on threads.
 #[inline(always)]
 fn rows_body<S: Float, const FMA: bool>(
     slab: &[S],
@@ -92,7 +124,42 @@ fn rows_body<S: Float, const FMA: bool>(
     q: &mut [f64],
 ) {
     let width = shift.len();
-    for row in slab.chunks_exact(stride) {
+    let line_bytes = 64;
+    let row_bytes = width * core::mem::size_of::<S>();
+    // Rows ahead to prefetch: about `PREFETCH` bytes of the lanes read.
+    let ahead = (PREFETCH / row_bytes.max(1)).max(4) * stride;
+    let mut quads = slab.chunks_exact(4 * stride);
+    for quad in &mut quads {
+        for r in 0..4 {
+            let row = quad.as_ptr().wrapping_add(start + r * stride + ahead);
+            for off in (0..row_bytes).step_by(line_bytes) {
+                prefetch(row.cast::<u8>().wrapping_add(off));
+            }
+        }
+        let mut rows = quad.chunks_exact(stride);
+        let (Some(r0), Some(r1), Some(r2), Some(r3)) = (
+            rows.next().and_then(|r| r.get(start..start + width)),
+            rows.next().and_then(|r| r.get(start..start + width)),
+            rows.next().and_then(|r| r.get(start..start + width)),
+            rows.next().and_then(|r| r.get(start..start + width)),
+        ) else {
+            return;
+        };
+        let rows = r0.iter().zip(r1).zip(r2).zip(r3);
+        for ((((((x0, x1), x2), x3), k), s), q) in
+            rows.zip(shift).zip(s.iter_mut()).zip(q.iter_mut())
+        {
+            let d0 = x0.as_f64() - k;
+            let d1 = x1.as_f64() - k;
+            let d2 = x2.as_f64() - k;
+            let d3 = x3.as_f64() - k;
+            *s += (d0 + d1) + (d2 + d3);
+            let t = square_add::<FMA>(d0, d1 * d1);
+            let u = square_add::<FMA>(d2, d3 * d3);
+            *q += t + u;
+        }
+    }
+    for row in quads.remainder().chunks_exact(stride) {
         let Some(row) = row.get(start..start + width) else {
             return;
         };
@@ -116,7 +183,7 @@ mod avx2 {
     //! calls sit in `unsafe` blocks marked `allow(unused_unsafe)`, because
     //! they are safe inside `target_feature` functions only from Rust 1.87.
 
-    use super::{array_chunks, fold_lanes};
+    use super::{PREFETCH, array_chunks, fold_lanes, prefetch};
     use crate::Float;
     use core::any::TypeId;
     use core::arch::x86_64::{
@@ -147,6 +214,9 @@ mod avx2 {
 
     /// A chunk of `LANES` values that loads as four vectors of `f64`.
     trait Chunk {
+        /// Asks for the cache lines `PREFETCH` bytes ahead of this chunk.
+        fn prefetch(&self);
+
         /// Lanes `4j..4j + 4`, widened to `f64`.
         ///
         /// # Safety
@@ -158,6 +228,14 @@ mod avx2 {
 
     impl Chunk for [f64; LANES] {
         #[inline(always)]
+        fn prefetch(&self) {
+            // A chunk of f64 spans two cache lines.
+            let ahead = self.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
+            prefetch(ahead);
+            prefetch(ahead.wrapping_add(64));
+        }
+
+        #[inline(always)]
         unsafe fn quad(&self, j: usize) -> __m256d {
             let lane = &self[4 * j..4 * j + 4];
             // SAFETY: `lane` holds 4 `f64` (the slice above is bounds
@@ -168,6 +246,12 @@ mod avx2 {
     }
 
     impl Chunk for [f32; LANES] {
+        #[inline(always)]
+        fn prefetch(&self) {
+            // One cache line per chunk.
+            prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        }
+
         #[inline(always)]
         unsafe fn quad(&self, j: usize) -> __m256d {
             let lane = &self[4 * j..4 * j + 4];
@@ -211,6 +295,7 @@ mod avx2 {
             let mut s = [_mm256_setzero_pd(); 4];
             let mut q = [_mm256_setzero_pd(); 4];
             for chunk in chunks {
+                chunk.prefetch();
                 for (j, (s, q)) in s.iter_mut().zip(q.iter_mut()).enumerate() {
                     let d = _mm256_sub_pd(chunk.quad(j), kv);
                     *s = _mm256_add_pd(*s, d);
@@ -237,6 +322,7 @@ mod avx2 {
             let kv = _mm256_set1_pd(k);
             let mut s = [_mm256_setzero_pd(); 4];
             for chunk in chunks {
+                chunk.prefetch();
                 for (j, s) in s.iter_mut().enumerate() {
                     *s = _mm256_add_pd(*s, _mm256_sub_pd(chunk.quad(j), kv));
                 }
@@ -388,6 +474,15 @@ mod tests {
             shifted_rows(path, &slab, 5, 1, &[1.0, 2.0, 3.0], &mut s, &mut q);
             assert_eq!(s, [15.0, 15.0, 15.0]);
             assert_eq!(q, [125.0, 125.0, 125.0]);
+        }
+        // 9 rows: two groups of four and one left over.
+        let slab: alloc::vec::Vec<f64> = (0..18).map(f64::from).collect();
+        for path in [Path::Portable, detect()] {
+            let (mut s, mut q) = ([0.0; 1], [0.0; 1]);
+            shifted_rows(path, &slab, 2, 1, &[1.0], &mut s, &mut q);
+            // Lane values 1, 3, ..., 17 minus 1: 0, 2, ..., 16.
+            assert_eq!(s, [72.0]);
+            assert_eq!(q, [(0..9).map(|i| f64::from(4 * i * i)).sum::<f64>()]);
         }
     }
 }
