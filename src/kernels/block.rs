@@ -36,7 +36,7 @@ fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// cache lines in flight: with them the kernels run at the sum's speed.
 /// (On a Sapphire Rapids core, 2–4 KiB ahead was best; 8 KiB and more
 /// starts to evict lines before they are used.)
-const PREFETCH: usize = 4096;
+const PREFETCH: usize = 1024;
 
 /// Asks for the cache line holding `p`. A hint: it never faults, whatever
 /// the address, and it is a no-op off x86-64.
@@ -234,7 +234,7 @@ mod avx2 {
             // A chunk of f64 spans two cache lines.
             let ahead = self.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
             prefetch(ahead);
-            prefetch(ahead.wrapping_add(8192));
+            prefetch(ahead.wrapping_add(64));
         }
 
         #[inline(always)]

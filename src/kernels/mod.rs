@@ -35,12 +35,15 @@ pub(crate) use channels::channel_moments;
 #[allow(unused_imports, reason = "the entry points of the batchnorm module")]
 pub(crate) use channels::par_channel_moments;
 
-/// Values per block: 16 KiB of `f64`, which stay in L1 cache while the
+/// Values per block: 32 KiB of `f64`, which stay in L1 cache while the
 /// block is summed, and few enough that the block's sums are accurate.
-pub(crate) const BLOCK: usize = 2048;
+/// (2048 cost about 10 % of the bandwidth on fast memory: the work between
+/// blocks — folding lanes, a merge, a mispredicted loop exit — is paid
+/// twice as often.)
+pub(crate) const BLOCK: usize = 4096;
 
 /// Blocks below which a parallel reduction stops forking and runs the rest
-/// of its subtree on one thread (256 KiB of `f64`).
+/// of its subtree on one thread (512 KiB of `f64`).
 #[cfg(feature = "rayon")]
 const GRAIN: usize = 16;
 
