@@ -31,7 +31,9 @@ pub fn sum8<T: Copy + Default + Add<Output = T>>(xs: &[T]) -> T {
     for &x in tail {
         rest = rest + x;
     }
-    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + rest
+    // Folded in lane order: a pairwise fold here makes LLVM pair lanes with
+    // shuffles inside the loop for `f32`, which slows the loop from memory.
+    acc.iter().fold(rest, |s, &a| s + a)
 }
 
 /// [`sum8`] over chunks on every rayon thread.
