@@ -34,9 +34,9 @@ fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// in flight, and without help the loops reach only about 0.8 of a plain
 /// sum's bandwidth. Software prefetches retire at once and keep enough
 /// cache lines in flight: with them the kernels run at the sum's speed.
-/// (Measured on a 2-core Xeon VM with AVX-512, see the README: 2 KiB is within a few per cent of
-/// the best distance from DRAM with and without huge pages; 4 KiB costs
-/// about 20 % with huge pages. Rows of the lanes loop, which come from the
+/// (Measured on a 2-core Xeon VM with AVX-512, see the README: 2 KiB is
+/// within a few per cent of the best distance from DRAM with and without
+/// huge pages; 4 KiB costs about 20 % with huge pages. Rows of the lanes loop, which come from the
 /// slower L3 for tensors that fit it, look twice as far ahead.)
 const PREFETCH: usize = 2048;
 
