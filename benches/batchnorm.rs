@@ -1,95 +1,69 @@
-//! BatchNorm throughput on a 64×64×64×64 f32 tensor (64 MiB), against
-//! memory-bound baselines measured in the same run:
+//! BatchNorm on a 64×64×64×64 `f32` tensor (64 MiB): per-channel statistics,
+//! NCHW and NHWC, against a plain sum of the same data, sequential and on
+//! every thread; and normalization against a plain copy.
 //!
-//! - per-channel statistics (`BatchStats::compute`) in NCHW and NHWC vs a
-//!   plain multi-lane `sum` of the same data (target ≥ 0.80 of it);
-//! - `Normalizer::apply` in NCHW and NHWC vs `copy_from_slice` (target
-//!   ≥ 0.5 of it).
-//!
-//! Run with `cargo bench --bench batchnorm`.
+//! `cargo bench --bench batchnorm`
+
+mod common;
 
 use std::hint::black_box;
-use std::time::Duration;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use common::{config, data_f32, par_sum8, sum8};
+use criterion::{Criterion, Throughput};
 use momenta::batchnorm::{BatchStats, Layout};
 
 const D: usize = 64;
 
-fn data() -> Vec<f32> {
-    let mut state = 1_u64;
-    (0..D * D * D * D)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((state >> 40) as f32 / (1u32 << 24) as f32) * 4.0 - 1.0
-        })
-        .collect()
-}
-
-/// A vectorizable sum: eight independent lanes.
-fn plain_sum(xs: &[f32]) -> f32 {
-    let mut lanes = [0.0_f32; 8];
-    let chunks = xs.chunks_exact(8);
-    let tail: f32 = chunks.remainder().iter().sum();
-    for c in chunks {
-        for (l, x) in lanes.iter_mut().zip(c) {
-            *l += x;
-        }
-    }
-    lanes.iter().sum::<f32>() + tail
-}
-
-fn bench(c: &mut Criterion) {
-    let xs = data();
-    let nchw = Layout::nchw(D, D, D, D).unwrap();
-    let nhwc = Layout::nhwc(D, D, D, D).unwrap();
-    let bytes = (xs.len() * 4) as u64;
+fn statistics(c: &mut Criterion) {
+    let xs = data_f32(D * D * D * D, 0.0, 5);
+    let nchw = Layout::nchw(D, D, D, D).expect("64⁴ fits in usize");
+    let nhwc = Layout::nhwc(D, D, D, D).expect("64⁴ fits in usize");
 
     let mut g = c.benchmark_group("channel_stats_64x64x64x64_f32");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
-        .throughput(Throughput::Bytes(bytes));
-    g.bench_function("plain_sum", |b| b.iter(|| plain_sum(black_box(&xs))));
-    g.bench_function("batch_stats_nchw", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nchw).unwrap())
+    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
+    g.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));
+    g.bench_function("nchw", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nchw))
     });
-    g.bench_function("batch_stats_nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nhwc).unwrap())
+    g.bench_function("nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nhwc))
     });
-    #[cfg(feature = "rayon")]
-    g.bench_function("par_batch_stats_nchw", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nchw).unwrap())
+    g.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(&xs[..]))));
+    g.bench_function("par_nchw", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nchw))
     });
-    #[cfg(feature = "rayon")]
-    g.bench_function("par_batch_stats_nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nhwc).unwrap())
+    g.bench_function("par_nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nhwc))
     });
     g.finish();
+}
 
-    let stats =
-        BatchStats::<f32>::compute(&xs[..D * D * D], Layout::nchw(1, D, D, D).unwrap()).unwrap();
-    let gamma = vec![1.5_f32; D];
-    let beta = vec![0.25_f32; D];
-    let norm = stats.normalizer(1e-5, Some(&gamma), Some(&beta)).unwrap();
+fn normalize(c: &mut Criterion) {
+    let xs = data_f32(D * D * D * D, 0.0, 6);
+    let nchw = Layout::nchw(D, D, D, D).expect("64⁴ fits in usize");
+    let nhwc = Layout::nhwc(D, D, D, D).expect("64⁴ fits in usize");
+    let stats = BatchStats::<f32>::compute(&xs, nchw).expect("the layout matches");
+    let (gamma, beta) = (vec![1.5_f32; D], vec![0.25_f32; D]);
+    let norm = stats
+        .normalizer(1e-5, Some(&gamma), Some(&beta))
+        .expect("γ, β have C values");
     let mut out = vec![0.0_f32; xs.len()];
 
     let mut g = c.benchmark_group("normalize_64x64x64x64_f32");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
-        .throughput(Throughput::Bytes(bytes));
+    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
     g.bench_function("copy", |b| b.iter(|| out.copy_from_slice(black_box(&xs))));
-    g.bench_function("normalize_nchw", |b| {
-        b.iter(|| norm.apply(black_box(&xs), nchw, &mut out).unwrap())
+    g.bench_function("nchw", |b| {
+        b.iter(|| norm.apply(black_box(&xs), nchw, &mut out))
     });
-    g.bench_function("normalize_nhwc", |b| {
-        b.iter(|| norm.apply(black_box(&xs), nhwc, &mut out).unwrap())
+    g.bench_function("nhwc", |b| {
+        b.iter(|| norm.apply(black_box(&xs), nhwc, &mut out))
     });
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+criterion::criterion_group! {
+    name = benches;
+    config = config();
+    targets = statistics, normalize
+}
+criterion::criterion_main!(benches);

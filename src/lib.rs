@@ -115,6 +115,8 @@ mod moments;
 mod momentum;
 mod moving_average;
 mod moving_variance;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod ring;
 mod variance;
 mod window;

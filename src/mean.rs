@@ -79,6 +79,29 @@ impl<F: Float> Mean<F> {
         m
     }
 
+    /// The mean of a slice of `f32` or `f64` on every rayon thread: the
+    /// blocked kernels over fixed blocks, merged in a fixed tree, so the
+    /// result is bit-for-bit [`from_slice`](Mean::from_slice)'s whatever the
+    /// number of threads.
+    ///
+    /// ```
+    /// use momenta::Mean;
+    ///
+    /// let xs: Vec<f32> = (0..100_000).map(|i| (i % 10) as f32).collect();
+    /// let m = Mean::<f64>::par_from_slice(&xs);
+    /// assert_eq!(m.mean(), Some(4.5));
+    /// assert_eq!(m, Mean::from_slice(&xs));
+    /// ```
+    #[cfg(feature = "rayon")]
+    #[must_use]
+    pub fn par_from_slice<S: Float>(xs: &[S]) -> Self {
+        let mut m = Self::new();
+        if let Some(mean) = crate::kernels::par_mean(xs).mean() {
+            m.absorb(xs.len() as u64, F::from_f64(mean));
+        }
+        m
+    }
+
     /// Adds one value.
     ///
     /// ```
@@ -103,7 +126,7 @@ impl<F: Float> Mean<F> {
     /// assert_eq!(m.mean(), Some(3.0));
     /// ```
     pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
-        let m = crate::kernels::moments(xs);
+        let m = crate::kernels::mean(xs);
         if let Some(mean) = m.mean() {
             self.absorb(m.count, F::from_f64(mean));
         }

@@ -5,7 +5,10 @@
 //! value and the rule; nothing panics.
 
 use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
-use momenta::{Accumulator, Ema, ErrorKind, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance, Variance};
+use momenta::{
+    Accumulator, Ema, ErrorKind, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance,
+    Variance,
+};
 
 const MAX: f64 = f64::MAX;
 const TINY: f64 = 5e-324; // the smallest subnormal
@@ -28,7 +31,11 @@ fn means(xs: &[f64]) -> [Option<f64>; 3] {
     for &x in xs {
         merged.merge(&Mean::from_slice(&[x]));
     }
-    [pushed.mean(), Mean::<f64>::from_slice(xs).mean(), merged.mean()]
+    [
+        pushed.mean(),
+        Mean::<f64>::from_slice(xs).mean(),
+        merged.mean(),
+    ]
 }
 
 #[test]
@@ -68,7 +75,10 @@ fn subnormals_are_ordinary_numbers() {
 
 #[test]
 fn nan_and_infinity_propagate() {
-    for xs in [[1.0, f64::NAN, 2.0], [f64::INFINITY, f64::NEG_INFINITY, 1.0]] {
+    for xs in [
+        [1.0, f64::NAN, 2.0],
+        [f64::INFINITY, f64::NEG_INFINITY, 1.0],
+    ] {
         assert!(means(&xs).iter().all(|m| m.unwrap().is_nan()));
         for v in three_ways(&xs) {
             assert!(v.mean().unwrap().is_nan());
@@ -88,14 +98,25 @@ fn nan_and_infinity_propagate() {
 #[test]
 fn empty_input_gives_none() {
     let v = Variance::<f64>::from_slice::<f64>(&[]);
-    assert_eq!((v.count(), v.mean(), v.population_variance()), (0, None, None));
+    assert_eq!(
+        (v.count(), v.mean(), v.population_variance()),
+        (0, None, None)
+    );
     assert_eq!(Mean::<f32>::from_slice::<f32>(&[]).mean(), None);
     let mut a = MovingAverage::<f64>::new(3).unwrap();
     a.extend_from_slice(&[]);
     assert_eq!(a.mean(), None);
-    assert_eq!(MovingVariance::<f64>::new(3).unwrap().sample_variance(), None);
+    assert_eq!(
+        MovingVariance::<f64>::new(3).unwrap().sample_variance(),
+        None
+    );
     assert_eq!(Ema::<f64>::new(Momentum::Cumulative).unwrap().value(), None);
-    assert_eq!(EwVariance::<f64>::new(Momentum::Cumulative).unwrap().variance(), None);
+    assert_eq!(
+        EwVariance::<f64>::new(Momentum::Cumulative)
+            .unwrap()
+            .variance(),
+        None
+    );
 }
 
 #[test]
@@ -103,15 +124,28 @@ fn momenta_outside_the_unit_interval_are_errors() {
     for bad in [-0.1, 1.5, f64::NAN, f64::INFINITY, -f64::INFINITY] {
         for m in [Momentum::Decay(bad), Momentum::Factor(bad)] {
             let e = Ema::new(m).unwrap_err();
-            assert!(matches!(e.kind(), ErrorKind::InvalidParameter { name: "momentum", .. }));
-            assert!(e.to_string().starts_with("momentum must be in [0, 1], got "), "{e}");
+            assert!(matches!(
+                e.kind(),
+                ErrorKind::InvalidParameter {
+                    name: "momentum",
+                    ..
+                }
+            ));
+            assert!(
+                e.to_string()
+                    .starts_with("momentum must be in [0, 1], got "),
+                "{e}"
+            );
             assert!(EwVariance::new(m).is_err());
             assert!(Ema::with_initial(0.0, m).is_err());
             assert!(BnConfig::<f64>::pytorch().with_momentum(m).is_err());
         }
         assert!(BnConfig::<f64>::cudnn(bad).is_err());
     }
-    assert_eq!(Ema::new(Momentum::Factor(1.5)).unwrap_err().to_string(), "momentum must be in [0, 1], got 1.5");
+    assert_eq!(
+        Ema::new(Momentum::Factor(1.5)).unwrap_err().to_string(),
+        "momentum must be in [0, 1], got 1.5"
+    );
     // The ends of the interval are valid.
     for ok in [0.0, 1.0] {
         assert!(Ema::<f64>::new(Momentum::Decay(ok)).is_ok());
@@ -165,13 +199,21 @@ fn zero_sized_and_overflowing_layouts() {
     assert!(running.update(&stats).is_err());
     // No channels: nothing to compute, and nothing to fail.
     let none = Layout::nc(4, 0).unwrap();
-    assert_eq!(BatchStats::<f64>::compute::<f64>(&[], none).unwrap().channels(), 0);
+    assert_eq!(
+        BatchStats::<f64>::compute::<f64>(&[], none)
+            .unwrap()
+            .channels(),
+        0
+    );
     // A shape whose size overflows usize is an error, not a panic.
     let e = Layout::nchw(usize::MAX, 2, 2, 2).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Overflow { .. }), "{e}");
     // A slice of the wrong length is an error naming both lengths.
     let e = BatchStats::<f64>::compute(&[1.0; 11], Layout::nc(4, 3).unwrap()).unwrap_err();
-    assert!(e.to_string().contains("12") && e.to_string().contains("11"), "{e}");
+    assert!(
+        e.to_string().contains("12") && e.to_string().contains("11"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -185,7 +227,11 @@ fn invalid_eps_is_an_error() {
 
 #[test]
 fn bundles_do_not_panic_on_hostile_values() {
-    let mut b = (Mean::<f64>::new(), Variance::<f64>::new(), MovingAverage::new(2).unwrap());
+    let mut b = (
+        Mean::<f64>::new(),
+        Variance::<f64>::new(),
+        MovingAverage::new(2).unwrap(),
+    );
     b.extend_from_slice(&[MAX, -MAX, f64::NAN, TINY, f64::INFINITY]);
     assert_eq!(b.0.count(), 5);
     assert_eq!(b.1.count(), 5);

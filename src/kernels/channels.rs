@@ -1,0 +1,246 @@
+//! Per-channel moments of a row-major tensor seen as `[outer, channels,
+//! inner]` (NCHW: `outer = N`, `inner = H·W`; NHWC: `outer = N·H·W`,
+//! `inner = 1`).
+//!
+//! Two shapes of loop, chosen by `inner` alone:
+//!
+//! - **rows** (`inner ≥ ROW_MIN`): each run of `inner` values belongs to one
+//!   channel and is reduced by the blocked slice kernel; the runs of a
+//!   channel are merged by the fixed tree over `outer`.
+//! - **lanes** (short `inner`, NHWC): the values of one outer position are
+//!   `channels · inner` consecutive lanes. A block of rows (about
+//!   [`BLOCK`] values per lane) is accumulated lane by lane, vectorised
+//!   across lanes, with one shift per channel taken from the block's first
+//!   row; the lanes of a channel share its shift, so their sums simply add.
+//!   Blocks are merged by the fixed tree over block indices.
+//!
+//! Both trees depend only on the shape, so the parallel versions give the
+//! sequential result bit for bit.
+
+use super::dispatch::{Path, detect};
+use super::{BLOCK, block, from_sums, moments_with, tree};
+use crate::Float;
+use crate::moments::Moments;
+use alloc::vec;
+use alloc::vec::Vec;
+
+/// Runs at least this long take the rows loop.
+const ROW_MIN: usize = 256;
+
+/// Lanes accumulated at once in the lanes loop (three `f64` arrays of this
+/// length stay in L1 cache).
+const LANE_CAP: usize = 512;
+
+/// Values below which a parallel reduction stops forking.
+#[cfg(feature = "rayon")]
+const PAR_GRAIN: usize = super::GRAIN * BLOCK;
+
+/// The tensor's geometry, with `outer` cut to what `xs` holds.
+#[derive(Clone, Copy)]
+struct Shape {
+    outer: usize,
+    channels: usize,
+    inner: usize,
+    /// `channels · inner`: values per outer position.
+    slab: usize,
+}
+
+impl Shape {
+    fn new(len: usize, outer: usize, channels: usize, inner: usize) -> Option<Self> {
+        let slab = channels.checked_mul(inner).filter(|&s| s > 0)?;
+        let outer = outer.min(len / slab);
+        (outer > 0).then_some(Self {
+            outer,
+            channels,
+            inner,
+            slab,
+        })
+    }
+
+    /// Outer positions per block of the lanes loop.
+    fn rows_per_block(&self) -> usize {
+        (BLOCK / self.inner).max(1)
+    }
+
+    fn lane_blocks(&self) -> usize {
+        self.outer.div_ceil(self.rows_per_block())
+    }
+
+    /// Channels per lane group.
+    fn group(&self) -> usize {
+        (LANE_CAP / self.inner).max(1)
+    }
+
+    /// The values of outer positions `lo..hi`.
+    fn slabs<'a, S>(&self, xs: &'a [S], lo: usize, hi: usize) -> &'a [S] {
+        xs.get(lo * self.slab..hi.min(self.outer) * self.slab)
+            .unwrap_or(&[])
+    }
+
+    /// The values of lane block `b`.
+    fn lane_block<'a, S>(&self, xs: &'a [S], b: usize) -> &'a [S] {
+        let r = self.rows_per_block();
+        self.slabs(xs, b * r, (b + 1) * r)
+    }
+}
+
+#[allow(
+    clippy::ptr_arg,
+    reason = "the tree's merge takes `&mut T` for the leaf type"
+)]
+fn merge_each(a: &mut Vec<Moments<f64>>, b: Vec<Moments<f64>>) {
+    for (a, b) in a.iter_mut().zip(&b) {
+        a.merge(b);
+    }
+}
+
+/// Moments of the channels of one outer position, rows loop.
+fn row_leaf<S: Float>(path: Path, shape: Shape, slab: &[S]) -> Vec<Moments<f64>> {
+    slab.chunks_exact(shape.inner)
+        .map(|run| moments_with(path, run))
+        .collect()
+}
+
+/// Moments of the channels `first..first + out.len()` over the rows of
+/// `block` (whole slabs), lanes loop.
+fn lane_group<S: Float>(
+    path: Path,
+    shape: Shape,
+    block: &[S],
+    first: usize,
+    out: &mut [Moments<f64>],
+) {
+    let inner = shape.inner;
+    let width = out.len() * inner;
+    let start = first * inner;
+    let Some(first_row) = block.get(start..start + width) else {
+        return;
+    };
+    let mut shift = vec![0.0_f64; width];
+    for (k, head) in shift
+        .chunks_exact_mut(inner)
+        .zip(first_row.chunks_exact(inner))
+    {
+        let kc = head.first().map_or(0.0, |x| x.as_f64());
+        k.fill(kc);
+    }
+    let mut s = vec![0.0_f64; width];
+    let mut q = vec![0.0_f64; width];
+    block::shifted_rows(path, block, shape.slab, start, &shift, &mut s, &mut q);
+    let count = block.len() / shape.slab * inner;
+    for (((m, k), s), q) in out
+        .iter_mut()
+        .zip(shift.chunks_exact(inner))
+        .zip(s.chunks_exact(inner))
+        .zip(q.chunks_exact(inner))
+    {
+        let kc = k.first().copied().unwrap_or(0.0);
+        *m = from_sums(count, kc, s.iter().sum(), q.iter().sum());
+    }
+}
+
+/// Moments of every channel over lane block `b`.
+fn lane_leaf<S: Float>(path: Path, shape: Shape, xs: &[S], b: usize) -> Vec<Moments<f64>> {
+    let block = shape.lane_block(xs, b);
+    let mut out = vec![Moments::default(); shape.channels];
+    let group = shape.group();
+    for (g, chunk) in out.chunks_mut(group).enumerate() {
+        lane_group(path, shape, block, g * group, chunk);
+    }
+    out
+}
+
+/// Per-channel moments on a given path.
+pub(crate) fn channel_moments_with<S: Float>(
+    path: Path,
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+) -> Vec<Moments<f64>> {
+    let Some(shape) = Shape::new(xs.len(), outer, channels, inner) else {
+        return vec![Moments::default(); channels];
+    };
+    if inner >= ROW_MIN {
+        let leaf = |o| row_leaf(path, shape, shape.slabs(xs, o, o + 1));
+        tree(0, shape.outer, &leaf, &merge_each)
+    } else {
+        let leaf = |b| lane_leaf(path, shape, xs, b);
+        tree(0, shape.lane_blocks(), &leaf, &merge_each)
+    }
+}
+
+/// Per-channel raw moments of a row-major tensor seen as
+/// `[outer, channels, inner]`, in `f64`. The caller guarantees
+/// `xs.len() == outer * channels * inner` (a shorter slice is read only as
+/// far as whole outer positions go).
+#[allow(dead_code, reason = "the entry point of the batchnorm module")]
+pub(crate) fn channel_moments<S: Float>(
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+) -> Vec<Moments<f64>> {
+    channel_moments_with(detect(), xs, outer, channels, inner)
+}
+
+/// [`channel_moments`] on every rayon thread: bit-for-bit the sequential
+/// result, whatever the number of threads.
+#[cfg(feature = "rayon")]
+#[allow(dead_code, reason = "the entry point of the batchnorm module")]
+pub(crate) fn par_channel_moments<S: Float>(
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+) -> Vec<Moments<f64>> {
+    par_channel_moments_with(detect(), xs, outer, channels, inner)
+}
+
+#[cfg(feature = "rayon")]
+pub(crate) fn par_channel_moments_with<S: Float>(
+    path: Path,
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+) -> Vec<Moments<f64>> {
+    use super::{par_moments_with, par_tree};
+    use rayon::prelude::*;
+
+    let Some(shape) = Shape::new(xs.len(), outer, channels, inner) else {
+        return vec![Moments::default(); channels];
+    };
+    if inner >= ROW_MIN {
+        let big = shape.slab >= PAR_GRAIN;
+        let leaf = |o| {
+            let slab = shape.slabs(xs, o, o + 1);
+            if big {
+                slab.par_chunks_exact(inner)
+                    .map(|run| par_moments_with(path, run))
+                    .collect()
+            } else {
+                row_leaf(path, shape, slab)
+            }
+        };
+        let grain = PAR_GRAIN / shape.slab;
+        par_tree(0, shape.outer, grain, &leaf, &merge_each)
+    } else {
+        let block_len = shape.rows_per_block() * shape.slab;
+        let big = block_len >= PAR_GRAIN;
+        let leaf = |b| {
+            if !big {
+                return lane_leaf(path, shape, xs, b);
+            }
+            let block = shape.lane_block(xs, b);
+            let mut out = vec![Moments::default(); shape.channels];
+            let group = shape.group();
+            out.par_chunks_mut(group)
+                .enumerate()
+                .for_each(|(g, chunk)| lane_group(path, shape, block, g * group, chunk));
+            out
+        };
+        let grain = PAR_GRAIN / block_len;
+        par_tree(0, shape.lane_blocks(), grain, &leaf, &merge_each)
+    }
+}

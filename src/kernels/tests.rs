@@ -1,0 +1,258 @@
+//! Kernel tests against naive and exact references.
+
+use super::channels::channel_moments_with;
+use super::testutil::{Exact, SplitMix, big_offset_data, rel};
+use super::*;
+use alloc::vec::Vec;
+
+fn two_pass(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
+}
+
+fn paths() -> [Path; 2] {
+    [Path::Portable, detect()]
+}
+
+#[test]
+fn empty_and_single_values() {
+    for path in paths() {
+        assert_eq!(moments_with::<f64>(path, &[]), Moments::default());
+        assert_eq!(mean_with::<f32>(path, &[]), Moments::default());
+        let m = moments_with(path, &[2.5_f32]);
+        assert_eq!((m.count, m.mean(), m.m2()), (1, Some(2.5), 0.0));
+        assert_eq!(mean_with(path, &[-7.0_f64]).mean(), Some(-7.0));
+    }
+}
+
+#[test]
+fn matches_two_pass_on_awkward_lengths() {
+    let mut rng = SplitMix(1);
+    for n in [
+        2,
+        3,
+        15,
+        16,
+        17,
+        BLOCK - 1,
+        BLOCK,
+        BLOCK + 1,
+        3 * BLOCK + 17,
+        40_000,
+    ] {
+        let xs: Vec<f64> = (0..n).map(|_| 5.0 + rng.unit()).collect();
+        let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        let wide32: Vec<f64> = xs32.iter().map(|&x| f64::from(x)).collect();
+        let (mean, m2) = two_pass(&xs);
+        let (mean32, m2_32) = two_pass(&wide32);
+        for path in paths() {
+            let m = moments_with(path, &xs);
+            assert_eq!(m.count, n as u64);
+            assert!(rel(m.mean().unwrap(), mean) < 1e-14, "n = {n}");
+            assert!(rel(m.m2(), m2) < 1e-12, "n = {n}: {} vs {m2}", m.m2());
+            assert!(rel(mean_with(path, &xs).mean().unwrap(), mean) < 1e-14);
+            let m = moments_with(path, &xs32);
+            assert!(rel(m.mean().unwrap(), mean32) < 1e-14, "n = {n}");
+            assert!(rel(m.m2(), m2_32) < 1e-12, "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn both_paths_agree() {
+    let mut rng = SplitMix(2);
+    let xs: Vec<f64> = (0..10_000).map(|_| 1e3 + rng.unit()).collect();
+    let a = moments_with(Path::Portable, &xs);
+    let b = moments_with(detect(), &xs);
+    assert_eq!(a.count, b.count);
+    assert!(rel(a.mean().unwrap(), b.mean().unwrap()) < 1e-15);
+    assert!(rel(a.m2(), b.m2()) < 1e-13);
+}
+
+#[test]
+fn nan_and_infinity_propagate() {
+    for path in paths() {
+        let mut xs = alloc::vec![1.0_f64; 5000];
+        xs[4000] = f64::NAN;
+        assert!(moments_with(path, &xs).m2.is_nan());
+        assert!(mean_with(path, &xs).mean().unwrap().is_nan());
+        xs[4000] = f64::INFINITY;
+        assert!(!moments_with(path, &xs).mean().unwrap().is_finite());
+    }
+}
+
+#[test]
+fn big_offset_is_exact_to_1e_14() {
+    let n = 1 << 20;
+    let (xs, exact) = big_offset_data(n, 3);
+    for path in paths() {
+        let m = moments_with(path, &xs);
+        assert!(
+            rel(m.m2(), exact.m2(20)) <= 1e-14,
+            "{}",
+            rel(m.m2(), exact.m2(20))
+        );
+        assert!((m.mean().unwrap() - 1e9 - exact.mean_offset(20)).abs() <= 2.5e-7);
+        let m = mean_with(path, &xs);
+        assert!((m.mean().unwrap() - 1e9 - exact.mean_offset(20)).abs() <= 2.5e-7);
+    }
+}
+
+/// `[outer, channels, inner]` data with channel `c` around `1e9 + c`, and
+/// each channel's exact sums.
+fn channel_data(outer: usize, channels: usize, inner: usize, seed: u64) -> (Vec<f64>, Vec<Exact>) {
+    let mut rng = SplitMix(seed);
+    let mut exact = alloc::vec![Exact::default(); channels];
+    let mut xs = Vec::with_capacity(outer * channels * inner);
+    for _ in 0..outer {
+        for (c, e) in exact.iter_mut().enumerate() {
+            for _ in 0..inner {
+                let k = rng.next_u64() >> 44;
+                e.add(k);
+                xs.push(1e9 + c as f64 + k as f64 / (1u64 << 20) as f64);
+            }
+        }
+    }
+    (xs, exact)
+}
+
+fn check_channels(got: &[Moments<f64>], exact: &[Exact]) {
+    assert_eq!(got.len(), exact.len());
+    for (c, (m, e)) in got.iter().zip(exact).enumerate() {
+        assert_eq!(u128::from(m.count), e.n);
+        let want = e.m2(20);
+        let err = if want == 0.0 {
+            m.m2()
+        } else {
+            rel(m.m2(), want)
+        };
+        assert!(err <= 1e-14, "channel {c}: {err}");
+        let mean = m.mean().unwrap() - 1e9 - c as f64;
+        assert!((mean - e.mean_offset(20)).abs() <= 2.5e-7, "channel {c}");
+    }
+}
+
+#[test]
+fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
+    // NCHW-like (rows loop), NHWC-like (lanes loop), NC-like and odd shapes.
+    for (outer, channels, inner) in [
+        (8, 3, 4096 + 5),
+        (5000, 7, 1),
+        (300, 5, 13),
+        (3, 2, 300),
+        (1, 1, 1),
+        (9000, 600, 1),
+    ] {
+        let (xs, exact) = channel_data(outer, channels, inner, 4);
+        for path in paths() {
+            check_channels(
+                &channel_moments_with(path, &xs, outer, channels, inner),
+                &exact,
+            );
+        }
+    }
+}
+
+#[test]
+fn channel_moments_match_slices_on_f32() {
+    let mut rng = SplitMix(5);
+    let (outer, channels, inner) = (70, 3, 9);
+    let xs: Vec<f32> = (0..outer * channels * inner)
+        .map(|_| 3.0 + rng.unit() as f32)
+        .collect();
+    let got = channel_moments(&xs, outer, channels, inner);
+    for (c, m) in got.iter().enumerate() {
+        let vals: Vec<f64> = xs
+            .chunks_exact(inner)
+            .skip(c)
+            .step_by(channels)
+            .flatten()
+            .map(|&x| f64::from(x))
+            .collect();
+        let (mean, m2) = two_pass(&vals);
+        assert_eq!(m.count, (outer * inner) as u64);
+        assert!(rel(m.mean().unwrap(), mean) < 1e-14);
+        assert!(rel(m.m2(), m2) < 1e-12);
+    }
+}
+
+#[test]
+fn channel_moments_of_nothing_are_empty() {
+    for (outer, channels, inner) in [(0, 3, 4), (2, 3, 0), (2, 0, 4)] {
+        let xs = alloc::vec![1.0_f64; outer * channels * inner];
+        let got = channel_moments(&xs, outer, channels, inner);
+        assert_eq!(got.len(), channels);
+        assert!(got.iter().all(|m| m.count == 0));
+    }
+    // A slice shorter than promised is read as far as whole outer positions go.
+    let got = channel_moments(&[1.0_f64, 2.0, 3.0], 2, 2, 1);
+    assert_eq!(got[0].mean(), Some(1.0));
+    assert_eq!(got[1].mean(), Some(2.0));
+}
+
+#[cfg(feature = "rayon")]
+mod parallel {
+    use super::*;
+    use channels::par_channel_moments_with;
+
+    fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
+    fn bits(m: &Moments<f64>) -> (u64, u64, u64, u64) {
+        (
+            m.count,
+            m.shift.to_bits(),
+            m.offset.to_bits(),
+            m.m2.to_bits(),
+        )
+    }
+
+    #[test]
+    fn par_moments_equal_moments_bit_for_bit_on_any_pool() {
+        let (xs, exact) = big_offset_data((1 << 20) + 123, 6);
+        let seq = moments(&xs);
+        let seq_mean = mean(&xs);
+        assert!(rel(seq.m2(), exact.m2(20)) <= 1e-14);
+        for threads in [1, 2, 16] {
+            let (m, mu) = in_pool(threads, || (par_moments(&xs), par_mean(&xs)));
+            assert_eq!(bits(&m), bits(&seq), "{threads} threads");
+            assert_eq!(bits(&mu), bits(&seq_mean), "{threads} threads");
+        }
+        let xs32: Vec<f32> = xs.iter().map(|&x| (x - 1e9) as f32).collect();
+        let seq = moments(&xs32);
+        for threads in [1, 2, 16] {
+            assert_eq!(bits(&in_pool(threads, || par_moments(&xs32))), bits(&seq));
+        }
+    }
+
+    #[test]
+    fn par_channel_moments_equal_sequential_bit_for_bit() {
+        for (outer, channels, inner) in [
+            (4, 3, 1 << 15),
+            (40, 3, 4096),
+            (70_000, 5, 1),
+            (3, 40_000, 1),
+            (900, 3, 100),
+        ] {
+            let (xs, exact) = channel_data(outer, channels, inner, 7);
+            let path = detect();
+            let seq = channel_moments_with(path, &xs, outer, channels, inner);
+            check_channels(&seq, &exact);
+            for threads in [1, 2, 16] {
+                let par = in_pool(threads, || {
+                    par_channel_moments_with(path, &xs, outer, channels, inner)
+                });
+                assert!(
+                    par.iter().map(bits).eq(seq.iter().map(bits)),
+                    "{outer}x{channels}x{inner}, {threads} threads"
+                );
+            }
+        }
+    }
+}

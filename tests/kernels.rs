@@ -1,0 +1,269 @@
+//! Slice paths of `Mean` and `Variance` (the blocked kernels) against exact
+//! references, and the rayon paths' independence of the thread count.
+
+use momenta::{Mean, Merge, Variance};
+
+/// splitmix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` values `1e9 + k·2^-20`, `k` uniform in `[0, 2^20)`: `1e9 + U(0, 1)`
+/// on a grid fine enough to look continuous and coarse enough that the
+/// exact mean and M2 follow from integer sums of `k`:
+/// mean = 1e9 + Σk/(n·2^20), M2 = (nΣk² − (Σk)²)/(n·2^40).
+struct BigOffset {
+    xs: Vec<f64>,
+    mean_offset: f64,
+    m2: f64,
+}
+
+fn big_offset(n: usize, seed: u64) -> BigOffset {
+    let mut rng = Rng(seed);
+    let (mut sum, mut sum_sq) = (0u128, 0u128);
+    let xs = (0..n)
+        .map(|_| {
+            let k = rng.next_u64() >> 44;
+            sum += u128::from(k);
+            sum_sq += u128::from(k) * u128::from(k);
+            1e9 + k as f64 / (1u64 << 20) as f64
+        })
+        .collect();
+    let n = n as u128;
+    BigOffset {
+        xs,
+        mean_offset: sum as f64 / n as f64 / 2f64.powi(20),
+        m2: (n * sum_sq - sum * sum) as f64 / n as f64 / 2f64.powi(40),
+    }
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+fn check_big_offset(data: &BigOffset, v: &Variance<f64>, m: &Mean<f64>) {
+    let n = data.xs.len() as f64;
+    let var = v.population_variance().unwrap();
+    let err = rel(var, data.m2 / n);
+    assert!(err <= 1e-14, "variance relative error {err:e}");
+    // The mean itself is rounded to f64 near 1e9 (ulp 1.2e-7).
+    let ulp = 1.2e-7;
+    assert!((v.mean().unwrap() - 1e9 - data.mean_offset).abs() <= 2.0 * ulp);
+    assert!((m.mean().unwrap() - 1e9 - data.mean_offset).abs() <= 2.0 * ulp);
+}
+
+/// 2^25 values (256 MiB), sequential and on 1, 2 and 16 threads.
+#[test]
+fn big_offset_variance_is_exact_to_1e_14_on_2_pow_25_values() {
+    let data = big_offset(1 << 25, 2);
+    for threads in [1, 2, 16] {
+        let (v, m) = in_pool(threads, || {
+            (
+                Variance::par_from_slice(&data.xs),
+                Mean::par_from_slice(&data.xs),
+            )
+        });
+        check_big_offset(&data, &v, &m);
+        assert_eq!(v, Variance::from_slice(&data.xs));
+    }
+    check_big_offset(
+        &data,
+        &Variance::from_slice(&data.xs),
+        &Mean::from_slice(&data.xs),
+    );
+}
+
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+#[test]
+fn parallel_slices_are_bit_identical_on_1_2_and_16_threads() {
+    let mut rng = Rng(3);
+    let xs: Vec<f64> = (0..3_000_017).map(|_| 1e6 + rng.unit()).collect();
+    let xs32: Vec<f32> = xs.iter().map(|&x| (x - 1e6) as f32).collect();
+    let seq = (
+        Variance::<f64>::from_slice(&xs),
+        Mean::<f64>::from_slice(&xs),
+        Variance::<f64>::from_slice(&xs32),
+        Mean::<f32>::from_slice(&xs32),
+    );
+    let bits = |v: &Variance<f64>| {
+        (
+            v.count(),
+            v.mean().unwrap().to_bits(),
+            v.sum_squared_deviations().unwrap().to_bits(),
+        )
+    };
+    for threads in [1, 2, 16] {
+        let par = in_pool(threads, || {
+            (
+                Variance::<f64>::par_from_slice(&xs),
+                Mean::<f64>::par_from_slice(&xs),
+                Variance::<f64>::par_from_slice(&xs32),
+                Mean::<f32>::par_from_slice(&xs32),
+            )
+        });
+        assert_eq!(bits(&par.0), bits(&seq.0), "{threads} threads");
+        assert_eq!(
+            par.1.mean().unwrap().to_bits(),
+            seq.1.mean().unwrap().to_bits()
+        );
+        assert_eq!(bits(&par.2), bits(&seq.2), "{threads} threads");
+        assert_eq!(par.3, seq.3);
+    }
+}
+
+fn two_pass(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    (
+        mean,
+        xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n,
+    )
+}
+
+#[test]
+fn small_and_awkward_lengths_match_the_two_pass_formula() {
+    let mut rng = Rng(4);
+    for n in [
+        1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 1000, 2047, 2048, 2049, 4095, 4097, 9999,
+    ] {
+        let xs: Vec<f64> = (0..n).map(|_| 10.0 + rng.unit()).collect();
+        let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+        let wide: Vec<f64> = xs32.iter().map(|&x| f64::from(x)).collect();
+        for (name, v, m, want) in [
+            (
+                "f64",
+                Variance::<f64>::from_slice(&xs),
+                Mean::<f64>::from_slice(&xs),
+                two_pass(&xs),
+            ),
+            (
+                "f32",
+                Variance::<f64>::from_slice(&xs32),
+                Mean::<f64>::from_slice(&xs32),
+                two_pass(&wide),
+            ),
+            (
+                "par f64",
+                Variance::<f64>::par_from_slice(&xs),
+                Mean::<f64>::par_from_slice(&xs),
+                two_pass(&xs),
+            ),
+        ] {
+            assert_eq!(v.count(), n as u64, "{name} n = {n}");
+            assert_eq!(m.count(), n as u64, "{name} n = {n}");
+            assert!(rel(v.mean().unwrap(), want.0) < 1e-14, "{name} n = {n}");
+            assert!(rel(m.mean().unwrap(), want.0) < 1e-14, "{name} n = {n}");
+            let var = v.population_variance().unwrap();
+            if n == 1 {
+                assert_eq!(var, 0.0);
+            } else {
+                assert!(
+                    rel(var, want.1) < 1e-12,
+                    "{name} n = {n}: {var} vs {}",
+                    want.1
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn empty_slices_give_empty_statistics() {
+    assert_eq!(Variance::<f64>::from_slice::<f64>(&[]), Variance::new());
+    assert_eq!(Variance::<f32>::par_from_slice::<f32>(&[]), Variance::new());
+    assert_eq!(Mean::<f64>::from_slice::<f32>(&[]).mean(), None);
+    assert_eq!(Mean::<f64>::par_from_slice::<f64>(&[]).mean(), None);
+    let mut v = Variance::<f64>::from_slice(&[1.0, 3.0]);
+    v.extend_from_slice::<f64>(&[]);
+    assert_eq!(v.population_variance(), Some(1.0));
+}
+
+#[test]
+fn slices_extend_and_merge_like_one_slice() {
+    let mut rng = Rng(5);
+    let xs: Vec<f64> = (0..10_000).map(|_| rng.unit() * 4.0 - 2.0).collect();
+    let (a, b) = xs.split_at(3_333);
+    let mut v = Variance::<f64>::from_slice(a);
+    v.extend_from_slice(b);
+    let mut w = Variance::<f64>::from_slice(a);
+    w.merge(&Variance::from_slice(b));
+    let want = two_pass(&xs);
+    for v in [v, w] {
+        assert!(rel(v.population_variance().unwrap(), want.1) < 1e-13);
+        assert!((v.mean().unwrap() - want.0).abs() < 1e-15);
+    }
+    let mut m = Mean::<f64>::from_slice(a);
+    m.extend_from_slice(b);
+    assert!((m.mean().unwrap() - want.0).abs() < 1e-15);
+}
+
+#[test]
+fn f32_accumulators_of_f64_data_keep_the_mean_of_large_offsets() {
+    let data = big_offset(10_000, 6);
+    let v = Variance::<f32>::from_slice(&data.xs);
+    let n = data.xs.len() as f64;
+    assert!(rel(f64::from(v.population_variance().unwrap()), data.m2 / n) < 1e-6);
+}
+
+#[test]
+fn parallel_iterators_collect_and_extend_both_accumulators() {
+    use rayon::prelude::*;
+    let data = big_offset(200_000, 7);
+    let n = data.xs.len() as f64;
+    for threads in [1, 2, 16] {
+        let (v, m): (Variance<f64>, Mean<f64>) = in_pool(threads, || {
+            (
+                data.xs.par_iter().collect(),
+                data.xs.par_iter().copied().collect(),
+            )
+        });
+        // Rayon's split points vary; the result is equal up to rounding.
+        assert!(rel(v.population_variance().unwrap(), data.m2 / n) < 1e-12);
+        assert!((m.mean().unwrap() - 1e9 - data.mean_offset).abs() < 1e-6);
+        let mut w = Variance::<f64>::new();
+        w.par_extend(data.xs.par_iter());
+        assert_eq!(w.count(), v.count());
+        let mut mm = Mean::<f64>::from_slice(&[1e9]);
+        mm.par_extend(data.xs.par_iter().copied());
+        assert_eq!(mm.count(), v.count() + 1);
+    }
+}
+
+#[test]
+fn nan_propagates_through_every_slice_path() {
+    let mut xs = vec![1.0_f64; 10_000];
+    xs[7_777] = f64::NAN;
+    assert!(
+        Variance::<f64>::from_slice(&xs)
+            .population_variance()
+            .unwrap()
+            .is_nan()
+    );
+    assert!(
+        Variance::<f64>::par_from_slice(&xs)
+            .mean()
+            .unwrap()
+            .is_nan()
+    );
+    assert!(Mean::<f64>::from_slice(&xs).mean().unwrap().is_nan());
+    assert!(Mean::<f64>::par_from_slice(&xs).mean().unwrap().is_nan());
+}
