@@ -90,7 +90,7 @@ fn main() -> Result<(), momenta::Error> {
 
     println!("\n3. Mean and variance of a large tensor, on one core and on all");
     let n = 1 << 25;
-    print!("   generating {} MiB of f32 data ", n * 4 >> 20);
+    print!("   generating {} MiB of f32 data ", (n * 4) >> 20);
     let mut data = Vec::with_capacity(n);
     for step in 0..8 {
         data.extend((0..n / 8).map(|_| (1e3 + rng.noise()) as f32));

@@ -21,6 +21,9 @@ use std::path::PathBuf;
 
 const SAMPLES: usize = 600;
 
+/// A labelled line: its points, colour and stroke width.
+type Curve<'a> = (&'a str, &'a [(f64, f64)], RGBColor, u32);
+
 /// A deterministic noisy sine with a step at t = 300 and an outlier at
 /// t = 450. Noise: the sum of four uniforms (close to Gaussian), from
 /// splitmix64.
@@ -108,7 +111,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .label("signal (step at 300, outlier at 450)")
         .legend(|(x, y)| Circle::new((x + 9, y), 3, RGBColor(90, 90, 90).filled()));
 
-    let series: [(&str, &[(f64, f64)], RGBColor, u32); 4] = [
+    let series: [Curve; 4] = [
         ("MovingAverage, window 25", &ma, RGBColor(200, 60, 40), 2),
         (
             "Ema Decay(0.9) — Keras convention",

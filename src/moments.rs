@@ -36,28 +36,98 @@ impl<F: Float> Default for Moments<F> {
 }
 
 impl<F: Float> Moments<F> {
+    /// The moments of one value. A non-finite value has no finite
+    /// deviation, so its M2 is NaN.
+    #[inline]
+    fn single(x: F) -> Self {
+        let m2 = if x.is_finite() { F::zero() } else { F::nan() };
+        Self {
+            count: 1,
+            shift: x,
+            offset: F::zero(),
+            m2,
+        }
+    }
+
+    /// The moments of a run of values, one Welford step each: the robust
+    /// path the slice kernels fall back to when their sums are not finite.
+    pub(crate) fn of_values<S: Float>(xs: impl IntoIterator<Item = S>) -> Moments<F> {
+        let mut m = Self::default();
+        for x in xs {
+            m.push(F::from_f64(x.as_f64()));
+        }
+        m
+    }
+
     /// One Welford step on the shifted value.
+    ///
+    /// Two cases leave the ordinary step, which keeps the hot path to one
+    /// predictable branch:
+    ///
+    /// - a non-finite value (or state that already holds one) makes the
+    ///   mean its limit — ±∞, or NaN for NaN or ∞ − ∞ — and M2 NaN;
+    /// - finite values whose difference overflows (`f64::MAX` and
+    ///   `-f64::MAX`) take the same step on halved operands and re-base
+    ///   the shift on the mean, so a mean that is representable stays
+    ///   finite and an M2 too large to represent becomes +∞, never NaN.
     #[inline]
     pub(crate) fn push(&mut self, x: F) {
         if self.count == 0 {
-            *self = Self {
-                count: 1,
-                shift: x,
-                offset: F::zero(),
-                m2: F::zero(),
-            };
+            *self = Self::single(x);
             return;
         }
         // Saturates rather than wrap: a restored or merged count can be
         // near u64::MAX.
         self.count = self.count.saturating_add(1);
+        let n = F::from_count(self.count);
         let y = x - self.shift;
         let d = y - self.offset;
-        self.offset = self.offset + d / F::from_count(self.count);
-        self.m2 = self.m2 + d * (y - self.offset);
+        if d.is_finite() {
+            self.offset = self.offset + d / n;
+            self.m2 = self.m2 + d * (y - self.offset);
+        } else if x.is_finite() && self.shift.is_finite() {
+            let two = F::one() + F::one();
+            let y = x / two - self.shift / two;
+            let half_offset = self.offset / two;
+            let d = y - half_offset;
+            let half_offset = half_offset + d / n;
+            self.m2 = self.m2 + d * (y - half_offset) * (two * two);
+            self.rebase_on_mean(half_offset);
+        } else {
+            self.absorb_limit(x);
+        }
     }
 
-    /// Chan, Golub & LeVeque's pairwise update, on this side's shift.
+    /// Moves the shift onto the mean, given half the new offset: after an
+    /// overflowing step `mean − shift` may itself not be representable,
+    /// while the mean is. The shift is only a reference point, so any
+    /// value will do, and the mean keeps later steps away from overflow.
+    #[cold]
+    fn rebase_on_mean(&mut self, half_offset: F) {
+        let two = F::one() + F::one();
+        self.shift = (self.shift / two + half_offset) * two;
+        self.offset = F::zero();
+    }
+
+    /// Takes in a non-finite mean (or a finite one into a non-finite
+    /// state): the mean becomes the limit of the two, M2 undefined.
+    #[cold]
+    fn absorb_limit(&mut self, other_mean: F) {
+        let mean = self.shift + self.offset;
+        let limit = if mean.is_finite() {
+            other_mean
+        } else if other_mean.is_finite() {
+            mean
+        } else {
+            mean + other_mean
+        };
+        self.shift = limit;
+        self.offset = F::zero();
+        self.m2 = F::nan();
+    }
+
+    /// Chan, Golub & LeVeque's pairwise update, on this side's shift, with
+    /// the same two exceptional cases as [`push`](Self::push).
     #[inline]
     pub(crate) fn merge(&mut self, other: &Self) {
         if other.count == 0 {
@@ -76,12 +146,22 @@ impl<F: Float> Moments<F> {
             Some(count) => (count, F::from_count(count), F::one()),
             None => (u64::MAX, na + nb, F::from_count(u64::MAX) / (na + nb)),
         };
+        self.count = count;
+        let weight = nb / n;
         // mean_b − mean_a, with the large parts cancelled first.
         let delta = (other.shift - self.shift) + (other.offset - self.offset);
-        let weight = nb / n;
-        self.offset = self.offset + delta * weight;
-        self.m2 = (self.m2 + other.m2 + delta * delta * na * weight) * m2_scale;
-        self.count = count;
+        if delta.is_finite() {
+            self.offset = self.offset + delta * weight;
+            self.m2 = (self.m2 + other.m2 + delta * delta * na * weight) * m2_scale;
+        } else if self.shift.is_finite() && other.shift.is_finite() {
+            let two = F::one() + F::one();
+            let half =
+                (other.shift / two - self.shift / two) + (other.offset / two - self.offset / two);
+            self.m2 = (self.m2 + other.m2 + half * half * na * weight * (two * two)) * m2_scale;
+            self.rebase_on_mean(self.offset / two + half * weight);
+        } else {
+            self.absorb_limit(other.shift + other.offset);
+        }
     }
 
     #[inline]

@@ -237,3 +237,28 @@ fn bundles_do_not_panic_on_hostile_values() {
     assert_eq!(b.1.count(), 5);
     assert_eq!(b.2.len(), 2);
 }
+
+#[test]
+fn hostile_values_stay_in_their_own_channel() {
+    // NHWC, 2 channels: channel 0 holds ±MAX (mean 0, variance ∞), channel
+    // 1 ordinary values with one NaN in the NCHW twin below.
+    let n = 64;
+    let mut nhwc = Vec::with_capacity(2 * n);
+    for i in 0..n {
+        nhwc.push(if i % 2 == 0 { MAX } else { -MAX });
+        nhwc.push(i as f64);
+    }
+    let stats = BatchStats::<f64>::compute(&nhwc, Layout::nhwc(n, 1, 1, 2).unwrap()).unwrap();
+    // Exact mean 0; rounding is relative to the data's magnitude, MAX.
+    assert!(stats.mean()[0].abs() <= 1e-15 * MAX, "{}", stats.mean()[0]);
+    assert_eq!(stats.variance()[0], f64::INFINITY);
+    assert_eq!(stats.mean()[1], 31.5);
+    assert_eq!(stats.variance()[1], (n * n - 1) as f64 / 12.0);
+
+    // NCHW rows: a NaN poisons its channel only.
+    let mut nchw: Vec<f64> = (0..2 * 300).map(|i| (i % 300) as f64).collect();
+    nchw[7] = f64::NAN;
+    let stats = BatchStats::<f64>::compute(&nchw, Layout::nchw(1, 2, 300, 1).unwrap()).unwrap();
+    assert!(stats.mean()[0].is_nan() && stats.variance()[0].is_nan());
+    assert_eq!(stats.mean()[1], 149.5);
+}

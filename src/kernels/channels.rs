@@ -128,14 +128,25 @@ fn lane_group<S: Float>(
     let mut q = vec![0.0_f64; width];
     block::shifted_rows(path, block, shape.slab, start, &shift, &mut s, &mut q);
     let count = block.len() / shape.slab * inner;
-    for (((m, k), s), q) in out
+    for (c, (((m, k), s), q)) in out
         .iter_mut()
         .zip(shift.chunks_exact(inner))
         .zip(s.chunks_exact(inner))
         .zip(q.chunks_exact(inner))
+        .enumerate()
     {
         let kc = k.first().copied().unwrap_or(0.0);
         *m = from_sums(count, kc, s.iter().sum(), q.iter().sum());
+        if !(m.offset.is_finite() && m.m2.is_finite()) {
+            // Non-finite data or overflowing sums: the robust scalar path
+            // over this channel's values in the block.
+            let channel = block
+                .chunks_exact(shape.slab)
+                .filter_map(|slab| slab.chunks_exact(inner).nth(first + c))
+                .flatten()
+                .copied();
+            *m = Moments::of_values(channel);
+        }
     }
 }
 

@@ -119,7 +119,14 @@ fn run_moments<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
         Some(&first) => {
             let k = first.as_f64();
             let (s, q) = block::shifted_sums(path, xs, k);
-            from_sums(xs.len(), k, s, q)
+            let m = from_sums(xs.len(), k, s, q);
+            if m.offset.is_finite() && m.m2.is_finite() {
+                m
+            } else {
+                // Non-finite data or sums that overflow: the robust scalar
+                // path decides what the statistics are.
+                Moments::of_values(xs.iter().copied())
+            }
         }
     }
 }
@@ -131,31 +138,19 @@ fn run_mean<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
         None => Moments::default(),
         Some(&first) => {
             let k = first.as_f64();
-            let s = block::shifted_sum(path, xs, k);
-            Moments {
-                count: xs.len() as u64,
-                shift: k,
-                offset: s / xs.len() as f64,
-                m2: 0.0,
+            let offset = block::shifted_sum(path, xs, k) / xs.len() as f64;
+            if offset.is_finite() {
+                Moments {
+                    count: xs.len() as u64,
+                    shift: k,
+                    offset,
+                    m2: 0.0,
+                }
+            } else {
+                Moments::of_values(xs.iter().copied())
             }
         }
     }
-}
-
-/// Chan's merge of the first moment only (`m2` is not touched).
-#[inline]
-fn merge_mean(a: &mut Moments<f64>, b: Moments<f64>) {
-    if b.count == 0 {
-        return;
-    }
-    if a.count == 0 {
-        *a = b;
-        return;
-    }
-    let count = a.count + b.count;
-    let delta = (b.shift - a.shift) + (b.offset - a.offset);
-    a.offset += delta * (b.count as f64 / count as f64);
-    a.count = count;
 }
 
 #[inline]
@@ -184,7 +179,7 @@ pub(crate) fn mean_with<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
         return Moments::default();
     }
     let leaf = |i| run_mean(path, block_of(xs, i));
-    tree(0, blocks(xs.len()), &leaf, &merge_mean)
+    tree(0, blocks(xs.len()), &leaf, &merge_moments)
 }
 
 /// Count and mean of `xs`; see [`mean_with`].
@@ -216,7 +211,7 @@ pub(crate) fn par_mean<S: Float>(xs: &[S]) -> Moments<f64> {
         return Moments::default();
     }
     let leaf = |i| run_mean(path, block_of(xs, i));
-    par_tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_mean)
+    par_tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
 }
 
 #[cfg(test)]
