@@ -91,3 +91,15 @@ fn ops_ema_non_finite_initial_value_is_rejected() {
     assert_eq!(back, e);
     assert_eq!(back.value(), Some(0.0));
 }
+
+/// ops_batchnorm: statistics of an empty batch (no images) compared unequal
+/// to themselves, because a cached NaN mean took part in `==`.
+#[test]
+fn ops_batchnorm_empty_batch_stats_equal_themselves() {
+    use momenta::batchnorm::{BatchStats, Layout};
+    let layout = Layout::nchw(0, 3, 32, 1).unwrap();
+    let a = BatchStats::<f64>::compute::<f64>(&[], layout).unwrap();
+    let b = BatchStats::<f64>::par_compute::<f64>(&[], layout).unwrap();
+    assert_eq!(a, a.clone());
+    assert_eq!(a, b);
+}

@@ -194,7 +194,43 @@ fn momentum(data: &[u8]) {
     }
 }
 
+/// BatchNorm state: restored values satisfy their invariants and work.
+fn batchnorm(data: &[u8]) {
+    use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    if let Ok(config) = serde_json::from_slice::<BnConfig<f64>>(data) {
+        reserialize(&config);
+        assert!(config.eps() >= config.min_eps());
+        let _ = RunningStats::new(2, config);
+    }
+    if let Ok(mut stats) = serde_json::from_slice::<BatchStats<f64>>(data) {
+        reserialize(&stats);
+        for v in stats.variance().iter().chain(&stats.unbiased_variance()) {
+            assert!(!(*v < 0.0), "negative variance {v}");
+        }
+        let copy = stats.clone();
+        let _ = stats.try_merge(&copy);
+        let _ = stats.inv_std(1e-5);
+    }
+    if let Ok(mut running) = serde_json::from_slice::<RunningStats<f64>>(data) {
+        reserialize(&running);
+        assert_eq!(running.mean().len(), running.var().len());
+        for v in running.var() {
+            assert!(!(*v < 0.0), "negative running variance {v}");
+        }
+        let c = running.channels();
+        if let Ok(layout) = Layout::nc(2, c) {
+            let xs: Vec<f64> = (0..2 * c).map(|i| i as f64).collect();
+            if let Ok(batch) = BatchStats::<f64>::compute(&xs, layout) {
+                let _ = running.update(&batch);
+            }
+            let mut out = vec![0.0; xs.len()];
+            let _ = running.normalize(&xs, layout, None, None, &mut out);
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
+    batchnorm(data);
     mean::<f64>(data);
     mean::<f32>(data);
     variance::<f64>(data);
