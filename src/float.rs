@@ -69,6 +69,10 @@ pub trait Float:
 
 impl Float for f32 {
     #[inline]
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "rounding to nearest is the documented behaviour"
+    )]
     fn from_f64(x: f64) -> Self {
         x as f32
     }

@@ -91,13 +91,33 @@
 //! - `rayon` (default, implies `std`): parallel slice and per-channel
 //!   reductions, `FromParallelIterator` and `ParallelExtend`.
 //!
-//! # no_std
+//! # `no_std`
 //!
 //! With default features off the crate is `#![no_std]` and needs only
 //! `alloc`; floating-point functions come from `libm` through num-traits.
 #![no_std]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
+#![warn(clippy::pedantic)]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::float_cmp,
+        clippy::many_single_char_names,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_lossless,
+        clippy::semicolon_if_nothing_returned,
+        clippy::needless_range_loop,
+        clippy::explicit_iter_loop,
+        clippy::needless_for_each,
+        reason = "unit tests compare floats exactly on purpose and favour the plainest arithmetic"
+    )
+)]
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "counts become floats in every statistic; past 2^53 they round, as documented on `count()`"
+)]
 
 extern crate alloc;
 #[cfg(feature = "std")]

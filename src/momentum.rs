@@ -90,7 +90,7 @@ impl<F: Float> Momentum<F> {
     }
 
     /// The momentum under which a value's weight halves every `half_life`
-    /// updates: β = 2^(−1/half_life).
+    /// updates: β = 2^(−1/`half_life`).
     ///
     /// # Errors
     ///

@@ -7,6 +7,11 @@
 //! there). The `avx2` module holds the versions compiled with
 //! `#[target_feature(enable = "avx2,fma")]`.
 
+#![allow(
+    clippy::inline_always,
+    reason = "the loop bodies must inline into the `#[target_feature]` functions to be compiled for AVX2/FMA"
+)]
+
 use super::dispatch::Path;
 use crate::Float;
 

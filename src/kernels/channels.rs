@@ -86,7 +86,8 @@ impl Shape {
 
 #[allow(
     clippy::ptr_arg,
-    reason = "the tree's merge takes `&mut T` for the leaf type"
+    clippy::needless_pass_by_value,
+    reason = "the tree's merge takes `(&mut T, T)` for the leaf type"
 )]
 fn merge_each(a: &mut Vec<Moments<f64>>, b: Vec<Moments<f64>>) {
     for (a, b) in a.iter_mut().zip(&b) {
