@@ -83,6 +83,28 @@
 //! - **Restored state is validated**: deserializing a negative M2, a count of
 //!   0 with a mean, or channel vectors of unequal length fails.
 //!
+//! # Input policy
+//!
+//! What every method does with hostile input (each case is a test in
+//! `tests/hostile.rs`):
+//!
+//! | input | result |
+//! |---|---|
+//! | NaN | the statistic becomes NaN (a window: while the NaN is in it) |
+//! | +∞ or −∞ | the mean becomes that infinity, the variance NaN; +∞ and −∞ together make the mean NaN |
+//! | values near `f64::MAX` | a representable mean stays finite (`[MAX, -MAX]` → 0); a variance too large to represent is +∞, never NaN |
+//! | subnormals | ordinary numbers |
+//! | an empty slice | nothing changes; statistics of nothing are `None` |
+//! | a count reaching `u64::MAX` (by merges or restored state) | it saturates; the statistics stay those of the data |
+//! | window 0 | `Err` ([`ErrorKind::InvalidWindow`]) |
+//! | window `usize::MAX` | works; memory grows only with the values pushed |
+//! | momentum < 0, > 1, NaN or ±∞ | `Err` ([`ErrorKind::InvalidParameter`], naming `momentum`) |
+//! | a non-finite initial value for [`Ema::with_initial`] | `Err` |
+//! | eps < 0, NaN or ∞; cuDNN eps below 1e-5 | `Err` |
+//! | a tensor with no images or no channels | valid and empty; a running update from it is an `Err` |
+//! | a layout whose size overflows `usize`, or a slice of the wrong length | `Err` ([`ErrorKind::Overflow`], [`ErrorKind::LengthMismatch`]) |
+//! | corrupt serialized state | a deserialization error naming the broken invariant |
+//!
 //! # Cargo features
 //!
 //! - `std` (default): `std::error::Error` for [`Error`], and runtime CPU
