@@ -186,7 +186,13 @@ impl<F: Float> Moments<F> {
     /// into the offset.
     pub(crate) fn cast<G: Float>(&self) -> Moments<G> {
         let shift = G::from_f64(self.shift.as_f64());
-        let lost = self.shift.as_f64() - shift.as_f64();
+        // An infinite shift (a limit, or beyond f32's range) loses nothing
+        // that the offset could carry, and ∞ − ∞ would be NaN.
+        let lost = if shift.is_finite() {
+            self.shift.as_f64() - shift.as_f64()
+        } else {
+            0.0
+        };
         Moments {
             count: self.count,
             shift,
@@ -284,6 +290,17 @@ mod tests {
         m.push(1.0 + 3e-9);
         let c: Moments<f32> = m.cast();
         assert!((c.mean().unwrap() as f64 - (1.0 + 2e-9)).abs() < 1e-7);
+    }
+
+    #[test]
+    fn cast_keeps_infinite_means() {
+        let mut m = Moments::<f64>::default();
+        m.push(1.0);
+        m.push(f64::NEG_INFINITY);
+        assert_eq!(m.cast::<f64>().mean(), Some(f64::NEG_INFINITY));
+        let mut big = Moments::<f64>::default();
+        big.push(1e300);
+        assert_eq!(big.cast::<f32>().mean(), Some(f32::INFINITY));
     }
 
     #[test]
