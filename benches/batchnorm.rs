@@ -38,6 +38,33 @@ fn statistics(c: &mut Criterion) {
     g.finish();
 }
 
+/// The same comparison on a tensor larger than any cache (1 GiB, shape
+/// 64×64×256×256), where both the sum and the statistics run from memory.
+fn statistics_from_memory(c: &mut Criterion) {
+    let (n, ch, h, w) = (64, 64, 256, 256);
+    let xs = data_f32(n * ch * h * w, 0.0, 7);
+    let nchw = Layout::nchw(n, ch, h, w).expect("fits in usize");
+    let nhwc = Layout::nhwc(n, h, w, ch).expect("fits in usize");
+
+    let mut g = c.benchmark_group("channel_stats_1GiB_f32");
+    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
+    g.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));
+    g.bench_function("nchw", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nchw))
+    });
+    g.bench_function("nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nhwc))
+    });
+    g.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(&xs[..]))));
+    g.bench_function("par_nchw", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nchw))
+    });
+    g.bench_function("par_nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nhwc))
+    });
+    g.finish();
+}
+
 fn normalize(c: &mut Criterion) {
     let xs = data_f32(D * D * D * D, 0.0, 6);
     let nchw = Layout::nchw(D, D, D, D).expect("64⁴ fits in usize");
@@ -64,6 +91,6 @@ fn normalize(c: &mut Criterion) {
 criterion::criterion_group! {
     name = benches;
     config = config();
-    targets = statistics, normalize
+    targets = statistics, statistics_from_memory, normalize
 }
 criterion::criterion_main!(benches);

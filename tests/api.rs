@@ -3,7 +3,10 @@
 //! and `Error` is a `std::error::Error`.
 
 use momenta::batchnorm::{BatchStats, BnConfig, Layout, Normalizer, RunningStats};
-use momenta::{Accumulator, Ema, Error, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance, Variance};
+use momenta::{
+    Accumulator, Ema, Error, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance,
+    Variance,
+};
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
 fn accumulator<T: Accumulator<f64> + Extend<f64> + for<'a> Extend<&'a f64>>() {}

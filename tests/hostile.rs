@@ -86,7 +86,10 @@ fn nan_and_infinity_propagate() {
         }
     }
     assert_eq!(means(&[1.0, f64::INFINITY]), [Some(f64::INFINITY); 3]);
-    for (i, v) in three_ways(&[1.0, f64::NEG_INFINITY, 2.0]).iter().enumerate() {
+    for (i, v) in three_ways(&[1.0, f64::NEG_INFINITY, 2.0])
+        .iter()
+        .enumerate()
+    {
         assert_eq!(v.mean(), Some(f64::NEG_INFINITY), "route {i}");
         assert!(v.population_variance().unwrap().is_nan(), "route {i}");
     }
