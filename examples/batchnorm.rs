@@ -20,7 +20,7 @@ fn main() -> Result<(), momenta::Error> {
     ];
     // Two more batches, derived from x0, for a few steps of training.
     let x1: Vec<f32> = x0.iter().map(|x| 1.0 - x).collect();
-    let x2: Vec<f32> = x0.iter().map(|x| 0.5 * x + 0.25).collect();
+    let x2: Vec<f32> = x0.iter().map(|x| 0.75 * x + 0.1).collect();
 
     let batch = BatchStats::<f32>::compute(&x0, layout)?;
     println!(
