@@ -7,12 +7,13 @@
 //! - **rows** (`inner ≥ ROW_MIN`): each run of `inner` values belongs to one
 //!   channel and is reduced by the blocked slice kernel; the runs of a
 //!   channel are merged by the fixed tree over `outer`.
-//! - **lanes** (short `inner`, NHWC): the values of one outer position are
-//!   `channels · inner` consecutive lanes. A block of rows (about
-//!   [`BLOCK`] values per lane) is accumulated lane by lane, vectorised
-//!   across lanes, with one shift per channel taken from the block's first
-//!   row; the lanes of a channel share its shift, so their sums simply add.
-//!   Blocks are merged by the fixed tree over block indices.
+//! - **lanes** (shorter `inner`: NHWC, and NCHW with a small `H·W`): the
+//!   values of one outer position are `channels · inner` consecutive lanes.
+//!   A block of [`BLOCK`] rows ([`BLOCK`] values per lane) is accumulated
+//!   lane by lane, vectorised across lanes, with one shift per channel
+//!   taken from the block's first row; the lanes of a channel share its
+//!   shift, so their sums simply add. Blocks are merged by the fixed tree
+//!   over block indices.
 //!
 //! Both trees depend only on the shape, so the parallel versions give the
 //! sequential result bit for bit.
@@ -24,12 +25,20 @@ use crate::moments::Moments;
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// Runs at least this long take the rows loop.
-const ROW_MIN: usize = 256;
+/// Runs at least this long take the rows loop. (Shorter runs pay the slice
+/// kernel's per-run work too often: at 256 values, NCHW ran at 0.6 of a
+/// plain sum by rows and 0.8 by lanes; at 3136, lanes ran at 0.75 and rows
+/// at the sum's speed.)
+const ROW_MIN: usize = 1024;
 
-/// Lanes accumulated at once in the lanes loop (three `f64` arrays of this
-/// length stay in L1 cache).
+/// Lanes accumulated at once in the lanes loop, unless one channel has more
+/// (three `f64` arrays of this length stay in L1 cache).
 const LANE_CAP: usize = 512;
+
+/// Lanes below which the lanes loop reads several slabs as one row: a
+/// cache line of `f32` for each of four rows is 16 lanes, and 64 keep the
+/// loop's steps and prefetches in their stride.
+const MIN_LANES: usize = 64;
 
 /// Values below which a parallel reduction stops forking.
 #[cfg(feature = "rayon")]
@@ -57,9 +66,16 @@ impl Shape {
         })
     }
 
-    /// Outer positions per block of the lanes loop.
+    /// Slabs that the lanes loop reads as one row: enough for
+    /// [`MIN_LANES`] lanes.
+    fn fuse(&self) -> usize {
+        MIN_LANES.div_ceil(self.slab)
+    }
+
+    /// Outer positions per block of the lanes loop: about [`BLOCK`] values
+    /// per lane, fused rows counting once.
     fn rows_per_block(&self) -> usize {
-        (BLOCK / self.inner).max(1)
+        BLOCK * self.fuse()
     }
 
     fn lane_blocks(&self) -> usize {
@@ -104,6 +120,12 @@ fn row_leaf<S: Float>(path: Path, shape: Shape, slab: &[S]) -> Vec<Moments<f64>>
 
 /// Moments of the channels `first..first + out.len()` over the rows of
 /// `block` (whole slabs), lanes loop.
+///
+/// When the group spans whole slabs narrower than [`MIN_LANES`] (NHWC with
+/// three channels, say), the block is contiguous and `fuse` consecutive
+/// slabs are read as one wider row, so the loop runs over enough lanes to
+/// vectorise; the fused lanes of a channel share its shift, and their sums
+/// are added back onto the first slab's lanes afterwards.
 fn lane_group<S: Float>(
     path: Path,
     shape: Shape,
@@ -117,18 +139,39 @@ fn lane_group<S: Float>(
     let Some(first_row) = block.get(start..start + width) else {
         return;
     };
-    let mut shift = vec![0.0_f64; width];
+    let fuse = if width == shape.slab { shape.fuse() } else { 1 };
+    let lanes = fuse * width;
+    let mut shift = vec![0.0_f64; lanes];
     for (k, head) in shift
         .chunks_exact_mut(inner)
-        .zip(first_row.chunks_exact(inner))
+        .zip(first_row.chunks_exact(inner).cycle())
     {
         let kc = head.first().map_or(0.0, |x| x.as_f64());
         k.fill(kc);
     }
-    let mut s = vec![0.0_f64; width];
-    let mut q = vec![0.0_f64; width];
-    block::shifted_rows(path, block, shape.slab, start, &shift, &mut s, &mut q);
-    let count = block.len() / shape.slab * inner;
+    let mut s = vec![0.0_f64; lanes];
+    let mut q = vec![0.0_f64; lanes];
+    let rows = block.len() / shape.slab;
+    let (fused, rest) = block.split_at((rows - rows % fuse) * shape.slab);
+    block::shifted_rows(
+        path,
+        fused,
+        fuse * shape.slab,
+        start,
+        &shift,
+        &mut s,
+        &mut q,
+    );
+    let (s, s_fused) = s.split_at_mut(width);
+    let (q, q_fused) = q.split_at_mut(width);
+    let shift = shift.get(..width).unwrap_or(&[]);
+    block::shifted_rows(path, rest, shape.slab, start, shift, s, q);
+    for (sf, qf) in s_fused.chunks_exact(width).zip(q_fused.chunks_exact(width)) {
+        for (a, b) in s.iter_mut().zip(sf).chain(q.iter_mut().zip(qf)) {
+            *a += b;
+        }
+    }
+    let count = rows * inner;
     for (c, (((m, k), s), q)) in out
         .iter_mut()
         .zip(shift.chunks_exact(inner))

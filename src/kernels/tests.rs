@@ -143,6 +143,14 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
         (3, 2, 300),
         (1, 1, 1),
         (9000, 600, 1),
+        // Narrow slabs, fused into wider rows, with leftover rows.
+        (50_001, 3, 1),
+        (9_999, 1, 2),
+        // Short runs (lanes loop): several channels per group, one channel
+        // per group, and a block of 4096 rows of 1000 values per channel.
+        (70, 10, 49),
+        (300, 3, 700),
+        (4200, 1, 1000),
     ] {
         let (xs, exact) = channel_data(outer, channels, inner, 4);
         for path in paths() {
@@ -239,6 +247,8 @@ mod parallel {
             (70_000, 5, 1),
             (3, 40_000, 1),
             (900, 3, 100),
+            (30_001, 3, 1),
+            (5000, 2, 300),
         ] {
             let (xs, exact) = channel_data(outer, channels, inner, 7);
             let path = detect();
