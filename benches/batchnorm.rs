@@ -1,6 +1,7 @@
 //! BatchNorm on a 64×64×64×64 `f32` tensor (64 MiB): per-channel statistics,
 //! NCHW and NHWC, against a plain sum of the same data, sequential and on
-//! every thread; and normalization against a plain copy.
+//! every thread; the same from memory (1 GiB) and for NHWC with 3, 64 and
+//! 512 channels; and normalization against a plain copy.
 //!
 //! `cargo bench --bench batchnorm`
 
@@ -65,6 +66,25 @@ fn statistics_from_memory(c: &mut Criterion) {
     g.finish();
 }
 
+/// NHWC from memory with few and many channels (256 MiB each, same run as
+/// their sum): 3 (an image batch), 64 and 512 channels.
+fn nhwc_channel_counts(c: &mut Criterion) {
+    let len = 1 << 26;
+    let xs = data_f32(len, 0.0, 8);
+    let mut g = c.benchmark_group("nhwc_channels_256MiB_f32");
+    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
+    g.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));
+    for channels in [3, 64, 512] {
+        let rows = len / channels;
+        let layout = Layout::nhwc(rows, 1, 1, channels).expect("fits in usize");
+        let xs = &xs[..rows * channels];
+        g.bench_function(format!("c{channels}"), |b| {
+            b.iter(|| BatchStats::<f32>::compute(black_box(xs), layout))
+        });
+    }
+    g.finish();
+}
+
 fn normalize(c: &mut Criterion) {
     let xs = data_f32(D * D * D * D, 0.0, 6);
     let nchw = Layout::nchw(D, D, D, D).expect("64⁴ fits in usize");
@@ -91,6 +111,6 @@ fn normalize(c: &mut Criterion) {
 criterion::criterion_group! {
     name = benches;
     config = config();
-    targets = statistics, statistics_from_memory, normalize
+    targets = statistics, statistics_from_memory, nhwc_channel_counts, normalize
 }
 criterion::criterion_main!(benches);
