@@ -15,28 +15,33 @@ use momenta::batchnorm::{BatchStats, Layout};
 
 const D: usize = 64;
 
+/// Per-channel statistics of `xs` in both layouts, sequential and parallel,
+/// against a plain sum of the same data, in one group.
+fn compare_layouts(c: &mut Criterion, name: &str, xs: &[f32], nchw: Layout, nhwc: Layout) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Bytes(size_of_val(xs) as u64));
+    g.bench_function("sum", |b| b.iter(|| sum8(black_box(xs))));
+    g.bench_function("nchw", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(xs), nchw))
+    });
+    g.bench_function("nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::compute(black_box(xs), nhwc))
+    });
+    g.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(xs))));
+    g.bench_function("par_nchw", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(xs), nchw))
+    });
+    g.bench_function("par_nhwc", |b| {
+        b.iter(|| BatchStats::<f32>::par_compute(black_box(xs), nhwc))
+    });
+    g.finish();
+}
+
 fn statistics(c: &mut Criterion) {
     let xs = data_f32(D * D * D * D, 0.0, 5);
     let nchw = Layout::nchw(D, D, D, D).expect("64⁴ fits in usize");
     let nhwc = Layout::nhwc(D, D, D, D).expect("64⁴ fits in usize");
-
-    let mut g = c.benchmark_group("channel_stats_64x64x64x64_f32");
-    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
-    g.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));
-    g.bench_function("nchw", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nchw))
-    });
-    g.bench_function("nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nhwc))
-    });
-    g.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(&xs[..]))));
-    g.bench_function("par_nchw", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nchw))
-    });
-    g.bench_function("par_nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nhwc))
-    });
-    g.finish();
+    compare_layouts(c, "channel_stats_64x64x64x64_f32", &xs, nchw, nhwc);
 }
 
 /// The same comparison on a tensor larger than any cache (1 GiB, shape
@@ -46,24 +51,7 @@ fn statistics_from_memory(c: &mut Criterion) {
     let xs = data_f32(n * ch * h * w, 0.0, 7);
     let nchw = Layout::nchw(n, ch, h, w).expect("fits in usize");
     let nhwc = Layout::nhwc(n, h, w, ch).expect("fits in usize");
-
-    let mut g = c.benchmark_group("channel_stats_1GiB_f32");
-    g.throughput(Throughput::Bytes(size_of_val(&xs[..]) as u64));
-    g.bench_function("sum", |b| b.iter(|| sum8(black_box(&xs[..]))));
-    g.bench_function("nchw", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nchw))
-    });
-    g.bench_function("nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::compute(black_box(&xs), nhwc))
-    });
-    g.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(&xs[..]))));
-    g.bench_function("par_nchw", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nchw))
-    });
-    g.bench_function("par_nhwc", |b| {
-        b.iter(|| BatchStats::<f32>::par_compute(black_box(&xs), nhwc))
-    });
-    g.finish();
+    compare_layouts(c, "channel_stats_1GiB_f32", &xs, nchw, nhwc);
 }
 
 /// NHWC from memory with few and many channels (256 MiB each, same run as
