@@ -136,8 +136,8 @@ const ROW_STEP: usize = 16;
 /// one prefetch per line read, spread evenly. (A burst of prefetches at the
 /// start of each quad, one per line of four whole rows, ran at 0.6 of a
 /// plain sum from memory on rows of 512 `f32`, and 0.75 on rows of 64;
-/// spread, 0.85 and 0.97. Half the distance cost 0.1 to 0.2; two or four
-/// times as far changed nothing beyond the noise.)
+/// spread, 0.85 and 0.97. Half this distance cost 0.1 on the wide rows, a
+/// quarter 0.2; two or four times as far changed nothing beyond the noise.)
 #[inline(always)]
 fn rows_body<S: Float, const FMA: bool>(
     slab: &[S],
