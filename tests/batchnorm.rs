@@ -2,6 +2,9 @@
 //! V1–V11 (PyTorch, Keras/TensorFlow, cuDNN), plus layout, merge and
 //! checkpoint properties.
 
+mod common;
+
+use common::SplitMix;
 use momenta::batchnorm::{
     BatchStats, BnConfig, Layout, RunningStats, VarianceCorrection, fold_linear, normalize,
     scale_shift,
@@ -25,25 +28,6 @@ fn all_close<F: Copy + Into<f64>>(actual: &[F], expected: &[f64], rel: f64) {
     assert_eq!(actual.len(), expected.len());
     for (&a, &e) in actual.iter().zip(expected) {
         close(a.into(), e, rel);
-    }
-}
-
-/// Seeded pseudo-random numbers (splitmix64), uniform in [0, 1).
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn uniform(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn vec(&mut self, n: usize, offset: f64, spread: f64) -> Vec<f64> {
-        (0..n).map(|_| offset + spread * self.uniform()).collect()
     }
 }
 

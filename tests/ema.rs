@@ -2,22 +2,15 @@
 //! fractions and the reference vectors; convention equivalence, bias
 //! correction, accuracy on offset data, checkpoints and properties.
 
+mod common;
+
+use common::SplitMix;
 use momenta::{Accumulator, Ema, ErrorKind, EwVariance, Momentum};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
-/// Deterministic uniform values in [0, 1) (splitmix64).
+/// Deterministic uniform values in [0, 1).
 fn uniform(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
+    SplitMix(seed).vec(n, 0.0, 1.0)
 }
 
 /// The weights of an average seeded by its first value, after `n` values

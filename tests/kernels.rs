@@ -1,24 +1,10 @@
 //! Slice paths of `Mean` and `Variance` (the blocked kernels) against exact
 //! references, and the rayon paths' independence of the thread count.
 
+mod common;
+
+use common::SplitMix;
 use momenta::{Mean, Merge, Variance};
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// `n` values `1e9 + k·2^-20`, `k` uniform in `[0, 2^20)`: `1e9 + U(0, 1)`
 /// on a grid fine enough to look continuous and coarse enough that the
@@ -31,7 +17,7 @@ struct BigOffset {
 }
 
 fn big_offset(n: usize, seed: u64) -> BigOffset {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix(seed);
     let (mut sum, mut sum_sq) = (0u128, 0u128);
     let xs = (0..n)
         .map(|_| {
@@ -95,7 +81,7 @@ fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
 
 #[test]
 fn parallel_slices_are_bit_identical_on_1_2_and_16_threads() {
-    let mut rng = Rng(3);
+    let mut rng = SplitMix(3);
     let xs: Vec<f64> = (0..3_000_017).map(|_| 1e6 + rng.unit()).collect();
     let xs32: Vec<f32> = xs.iter().map(|&x| (x - 1e6) as f32).collect();
     let seq = (
@@ -141,7 +127,7 @@ fn two_pass(xs: &[f64]) -> (f64, f64) {
 
 #[test]
 fn small_and_awkward_lengths_match_the_two_pass_formula() {
-    let mut rng = Rng(4);
+    let mut rng = SplitMix(4);
     for n in [
         1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 1000, 2047, 2048, 2049, 4095, 4097, 9999,
     ] {
@@ -199,7 +185,7 @@ fn empty_slices_give_empty_statistics() {
 
 #[test]
 fn slices_extend_and_merge_like_one_slice() {
-    let mut rng = Rng(5);
+    let mut rng = SplitMix(5);
     let xs: Vec<f64> = (0..10_000).map(|_| rng.unit() * 4.0 - 2.0).collect();
     let (a, b) = xs.split_at(3_333);
     let mut v = Variance::<f64>::from_slice(a);

@@ -2,20 +2,13 @@
 //! bit for bit, and corrupt state is rejected with a message.
 #![cfg(feature = "serde")]
 
+mod common;
+
+use common::SplitMix;
 use momenta::{Mean, Merge, Variance};
 
 fn data(n: usize, seed: u64) -> Vec<f64> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            1e6 + (z >> 11) as f64 / (1u64 << 53) as f64
-        })
-        .collect()
+    SplitMix(seed).vec(n, 1e6, 1.0)
 }
 
 #[test]

@@ -1,31 +1,11 @@
 //! Moving-window statistics against exact fractions and naive
 //! recomputation over the last `window` values.
 
+mod common;
+
+use common::SplitMix;
 use momenta::{Accumulator, ErrorKind, Mean, MovingAverage, MovingVariance};
 use quickcheck::{QuickCheck, TestResult};
-
-/// A tiny deterministic generator (splitmix64).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `[-2^20, 2^20)`.
-    fn k20(&mut self) -> i64 {
-        (self.next_u64() >> 43) as i64 - (1 << 20)
-    }
-
-    /// A uniform value in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 /// `num/den` rounded to f64 (both exact in f64 here, so the quotient is
 /// correctly rounded).
@@ -107,7 +87,7 @@ fn exact_fixed_point(ks: &[i64]) -> (f64, f64) {
 fn matches_exact_recomputation_on_random_fixed_point_data() {
     for window in [1_usize, 2, 7, 1000] {
         for offset in [0.0, 1e6, -3.5e6] {
-            let mut rng = SplitMix64(window as u64 * 7919 + offset as u64);
+            let mut rng = SplitMix(window as u64 * 7919 + offset as u64);
             let mut a = MovingAverage::<f64>::new(window).unwrap();
             let mut v = MovingVariance::<f64>::new(window).unwrap();
             let mut ks: Vec<i64> = Vec::new();
@@ -165,7 +145,7 @@ fn naive(xs: &[f64]) -> (f64, f64) {
 #[test]
 fn matches_naive_recomputation_on_random_floats_of_every_scale() {
     for window in [1_usize, 2, 7, 1000] {
-        let mut rng = SplitMix64(42 + window as u64);
+        let mut rng = SplitMix(42 + window as u64);
         let mut a = MovingAverage::<f64>::new(window).unwrap();
         let mut v = MovingVariance::<f64>::new(window).unwrap();
         let mut xs = Vec::new();
@@ -395,7 +375,7 @@ fn accumulator_trait_extend_and_bundles_agree_with_push() {
 
 #[test]
 fn serde_round_trip_keeps_the_window_and_continues_alike() {
-    let mut rng = SplitMix64(7);
+    let mut rng = SplitMix(7);
     let mut a = MovingAverage::<f64>::new(7).unwrap();
     let mut v = MovingVariance::<f64>::new(7).unwrap();
     // Multiples of 1/64: short decimals, which every JSON parser reads back
@@ -469,7 +449,7 @@ fn corrupt_json_is_rejected() {
 
 #[test]
 fn f32_windows_track_the_f64_truth() {
-    let mut rng = SplitMix64(99);
+    let mut rng = SplitMix(99);
     let mut a = MovingAverage::<f32>::new(16).unwrap();
     let mut v = MovingVariance::<f32>::new(16).unwrap();
     let mut xs = Vec::new();

@@ -13,21 +13,12 @@
 //! by default (`cargo test --test window_drift -- --ignored` runs it); the
 //! 10⁷-push run (about 3 s) is on by default.
 
+mod common;
+
 use std::collections::VecDeque;
 
+use common::SplitMix;
 use momenta::{MovingAverage, MovingVariance};
-
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 const OFFSET: i128 = 1_000_000;
 const FRAC_BITS: u32 = 20;
@@ -42,7 +33,7 @@ struct Worst {
 /// Pushes `pushes` values into a `MovingAverage` and a `MovingVariance`
 /// over `window` and checks each push against the exact window.
 fn run(pushes: u64, window: usize, seed: u64) -> Worst {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix(seed);
     let mut avg = MovingAverage::<f64>::new(window).unwrap();
     let mut var = MovingVariance::<f64>::new(window).unwrap();
     let mut ks: VecDeque<i128> = VecDeque::with_capacity(window);
