@@ -229,7 +229,6 @@ pub(crate) fn channel_moments_with<S: Float>(
 /// `[outer, channels, inner]`, in `f64`. The caller guarantees
 /// `xs.len() == outer * channels * inner` (a shorter slice is read only as
 /// far as whole outer positions go).
-#[allow(dead_code, reason = "the entry point of the batchnorm module")]
 pub(crate) fn channel_moments<S: Float>(
     xs: &[S],
     outer: usize,
@@ -242,7 +241,6 @@ pub(crate) fn channel_moments<S: Float>(
 /// [`channel_moments`] on every rayon thread: bit-for-bit the sequential
 /// result, whatever the number of threads.
 #[cfg(feature = "rayon")]
-#[allow(dead_code, reason = "the entry point of the batchnorm module")]
 pub(crate) fn par_channel_moments<S: Float>(
     xs: &[S],
     outer: usize,

@@ -27,10 +27,8 @@ use crate::Float;
 use crate::moments::Moments;
 use dispatch::{Path, detect};
 
-#[allow(unused_imports, reason = "the entry points of the batchnorm module")]
 pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
-#[allow(unused_imports, reason = "the entry points of the batchnorm module")]
 pub(crate) use channels::par_channel_moments;
 
 /// Values per block: 32 KiB of `f64`, which stay in L1 cache while the
