@@ -96,7 +96,7 @@ impl<F: Float> Mean<F> {
     #[must_use]
     pub fn par_from_slice<S: Float>(xs: &[S]) -> Self {
         let mut m = Self::new();
-        if let Some(mean) = crate::kernels::par_mean(xs).mean() {
+        if let Some(mean) = crate::kernels::par_moments(xs).mean() {
             m.absorb(xs.len() as u64, F::from_f64(mean));
         }
         m
@@ -126,7 +126,7 @@ impl<F: Float> Mean<F> {
     /// assert_eq!(m.mean(), Some(3.0));
     /// ```
     pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
-        let m = crate::kernels::mean(xs);
+        let m = crate::kernels::moments(xs);
         if let Some(mean) = m.mean() {
             self.absorb(m.count, F::from_f64(mean));
         }

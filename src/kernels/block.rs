@@ -100,22 +100,6 @@ fn sums_body<S: Float, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
     (fold_lanes(s), fold_lanes(q))
 }
 
-#[inline(always)]
-fn sum_body<S: Float>(xs: &[S], k: f64) -> f64 {
-    let mut s = [0.0_f64; PORTABLE_LANES];
-    let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
-    for chunk in chunks {
-        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
-        for (x, s) in chunk.iter().zip(&mut s) {
-            *s += x.as_f64() - k;
-        }
-    }
-    for (x, s) in tail.iter().zip(&mut s) {
-        *s += x.as_f64() - k;
-    }
-    fold_lanes(s)
-}
-
 /// Lanes per step of the lanes loop: one 64-byte cache line of `f32` (two
 /// of `f64`).
 const ROW_STEP: usize = 16;
@@ -364,31 +348,6 @@ mod avx2 {
         }
     }
 
-    /// Per-lane `Σd` over whole chunks.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must have AVX2 and FMA.
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn sum_chunks<'a, C: Chunk + 'a>(
-        chunks: impl Iterator<Item = &'a C>,
-        k: f64,
-    ) -> [f64; LANES] {
-        #[allow(unused_unsafe)]
-        // SAFETY: as in `sums_chunks`.
-        unsafe {
-            let kv = _mm256_set1_pd(k);
-            let mut s = [_mm256_setzero_pd(); 4];
-            for chunk in chunks {
-                chunk.prefetch();
-                for (j, s) in s.iter_mut().enumerate() {
-                    *s = _mm256_add_pd(*s, _mm256_sub_pd(chunk.quad(j), kv));
-                }
-            }
-            spill(&s)
-        }
-    }
-
     /// `(Σ (x − k), Σ (x − k)²)`.
     ///
     /// # Safety
@@ -413,30 +372,6 @@ mod avx2 {
             *q = num_traits::Float::mul_add(d, d, *q);
         }
         (fold_lanes(s), fold_lanes(q))
-    }
-
-    /// `Σ (x − k)`.
-    ///
-    /// # Safety
-    ///
-    /// The CPU must have AVX2 and FMA.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn sum<S: Float>(xs: &[S], k: f64) -> f64 {
-        // SAFETY (both calls): the caller guarantees AVX2 and FMA.
-        let (mut s, tail) = if let Some(xs) = as_f64s(xs) {
-            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
-            (unsafe { sum_chunks(chunks, k) }, tail.len())
-        } else if let Some(xs) = as_f32s(xs) {
-            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
-            (unsafe { sum_chunks(chunks, k) }, tail.len())
-        } else {
-            return super::sum_body::<S>(xs, k);
-        };
-        let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
-        for (x, s) in tail.iter().zip(&mut s) {
-            *s += x.as_f64() - k;
-        }
-        fold_lanes(s)
     }
 
     /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
@@ -467,18 +402,6 @@ pub(crate) fn shifted_sums<S: Float>(path: Path, xs: &[S], k: f64) -> (f64, f64)
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
         // FMA on this CPU, which is all `avx2::sums` requires.
         Path::Avx2Fma => unsafe { avx2::sums(xs, k) },
-    }
-}
-
-/// `Σ (x − k)` over `xs`.
-#[inline]
-pub(crate) fn shifted_sum<S: Float>(path: Path, xs: &[S], k: f64) -> f64 {
-    match path {
-        Path::Portable => sum_body::<S>(xs, k),
-        #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
-        // FMA on this CPU, which is all `avx2::sum` requires.
-        Path::Avx2Fma => unsafe { avx2::sum(xs, k) },
     }
 }
 
@@ -517,7 +440,6 @@ mod tests {
             for path in [Path::Portable, detect()] {
                 // Small integers: every sum is exact in any order.
                 assert_eq!(shifted_sums(path, &xs, k), (s, q), "n = {n}");
-                assert_eq!(shifted_sum(path, &xs, k), s, "n = {n}");
             }
         }
     }

@@ -19,7 +19,7 @@
 //! sequential result bit for bit.
 
 use super::dispatch::{Path, detect};
-use super::{BLOCK, block, from_sums, moments_with, tree};
+use super::{BLOCK, block, from_sums, moments_with, shift_is_far, tree};
 use crate::Float;
 use crate::moments::Moments;
 use alloc::vec;
@@ -121,11 +121,11 @@ fn row_leaf<S: Float>(path: Path, shape: Shape, slab: &[S]) -> Vec<Moments<f64>>
 /// Moments of the channels `first..first + out.len()` over the rows of
 /// `block` (whole slabs), lanes loop.
 ///
-/// When the group spans whole slabs narrower than [`MIN_LANES`] (NHWC with
-/// three channels, say), the block is contiguous and `fuse` consecutive
-/// slabs are read as one wider row, so the loop runs over enough lanes to
-/// vectorise; the fused lanes of a channel share its shift, and their sums
-/// are added back onto the first slab's lanes afterwards.
+/// Each channel's shift is its value in the block's first row. A channel
+/// whose first value turns out to be far from its mean
+/// ([`shift_is_far`]) is summed again around the mean the first pass
+/// found, with the group's other channels keeping their shifts: one
+/// untypical value costs a second pass over the group, never digits.
 fn lane_group<S: Float>(
     path: Path,
     shape: Shape,
@@ -134,19 +134,52 @@ fn lane_group<S: Float>(
     out: &mut [Moments<f64>],
 ) {
     let inner = shape.inner;
-    let width = out.len() * inner;
     let start = first * inner;
-    let Some(first_row) = block.get(start..start + width) else {
+    let Some(first_row) = block.get(start..start + out.len() * inner) else {
         return;
     };
+    let mut shifts: Vec<f64> = first_row
+        .chunks_exact(inner)
+        .map(|head| head.first().map_or(0.0, |x| x.as_f64()))
+        .collect();
+    lane_sums(path, shape, block, first, &shifts, out);
+    let mut again = false;
+    for (k, m) in shifts.iter_mut().zip(out.iter()) {
+        if m.offset.is_finite() && m.m2.is_finite() && shift_is_far(m) {
+            *k = m.shift + m.offset;
+            again = true;
+        }
+    }
+    if again {
+        lane_sums(path, shape, block, first, &shifts, out);
+    }
+}
+
+/// [`lane_group`]'s sums around the given per-channel shifts.
+///
+/// When the group spans whole slabs narrower than [`MIN_LANES`] (NHWC with
+/// three channels, say), the block is contiguous and `fuse` consecutive
+/// slabs are read as one wider row, so the loop runs over enough lanes to
+/// vectorise; the fused lanes of a channel share its shift, and their sums
+/// are added back onto the first slab's lanes afterwards.
+fn lane_sums<S: Float>(
+    path: Path,
+    shape: Shape,
+    block: &[S],
+    first: usize,
+    channel_shifts: &[f64],
+    out: &mut [Moments<f64>],
+) {
+    let inner = shape.inner;
+    let width = out.len() * inner;
+    let start = first * inner;
     let fuse = if width == shape.slab { shape.fuse() } else { 1 };
     let lanes = fuse * width;
     let mut shift = vec![0.0_f64; lanes];
-    for (k, head) in shift
+    for (k, &kc) in shift
         .chunks_exact_mut(inner)
-        .zip(first_row.chunks_exact(inner).cycle())
+        .zip(channel_shifts.iter().cycle())
     {
-        let kc = head.first().map_or(0.0, |x| x.as_f64());
         k.fill(kc);
     }
     let mut s = vec![0.0_f64; lanes];
@@ -172,14 +205,13 @@ fn lane_group<S: Float>(
         }
     }
     let count = rows * inner;
-    for (c, (((m, k), s), q)) in out
+    for (c, (((m, &kc), s), q)) in out
         .iter_mut()
-        .zip(shift.chunks_exact(inner))
+        .zip(channel_shifts)
         .zip(s.chunks_exact(inner))
         .zip(q.chunks_exact(inner))
         .enumerate()
     {
-        let kc = k.first().copied().unwrap_or(0.0);
         *m = from_sums(count, kc, s.iter().sum(), q.iter().sum());
         if !(m.offset.is_finite() && m.m2.is_finite()) {
             // Non-finite data or overflowing sums: the robust scalar path
