@@ -1,10 +1,42 @@
 //! The one numeric bound of the crate.
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
+    /// Seals [`Float`](super::Float), and hands the kernels a typed view of
+    /// a slice: they are written for exactly these two types.
+    pub trait Sealed: Sized {
+        /// `xs` as the slice of the concrete type it is.
+        fn elements(xs: &[Self]) -> Elements<'_>;
+    }
+
+    /// A slice of one of the two float types, by type.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Elements<'a> {
+        /// A slice of `f32`.
+        F32(&'a [f32]),
+        /// A slice of `f64`.
+        F64(&'a [f64]),
+    }
+
+    impl Sealed for f32 {
+        #[inline]
+        fn elements(xs: &[f32]) -> Elements<'_> {
+            Elements::F32(xs)
+        }
+    }
+
+    impl Sealed for f64 {
+        #[inline]
+        fn elements(xs: &[f64]) -> Elements<'_> {
+            Elements::F64(xs)
+        }
+    }
 }
+
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(unused_imports, reason = "only the AVX2 kernels need the typed view")
+)]
+pub(crate) use sealed::Elements;
 
 /// The floating-point types the accumulators work in: `f32` and `f64`.
 ///

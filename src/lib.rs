@@ -118,7 +118,9 @@
 //! With default features off the crate is `#![no_std]` and needs only
 //! `alloc`; floating-point functions come from `libm` through num-traits.
 #![no_std]
+#![deny(unsafe_code)]
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 #![warn(clippy::pedantic)]
 #![cfg_attr(

@@ -18,8 +18,9 @@
 //! Both trees depend only on the shape, so the parallel versions give the
 //! sequential result bit for bit.
 
-use super::dispatch::{Path, detect};
-use super::{BLOCK, block, from_sums, moments_with, shift_is_far, tree};
+use super::arch::{self, Path, detect};
+use super::schedule::Schedule;
+use super::{BLOCK, from_sums, moments_on, shift_is_far};
 use crate::Float;
 use crate::moments::Moments;
 use alloc::vec;
@@ -41,7 +42,6 @@ const LANE_CAP: usize = 512;
 const MIN_LANES: usize = 64;
 
 /// Values below which a parallel reduction stops forking.
-#[cfg(feature = "rayon")]
 const PAR_GRAIN: usize = super::GRAIN * BLOCK;
 
 /// The tensor's geometry, with `outer` cut to what `xs` holds.
@@ -109,13 +109,6 @@ fn merge_each(a: &mut Vec<Moments<f64>>, b: Vec<Moments<f64>>) {
     for (a, b) in a.iter_mut().zip(&b) {
         a.merge(b);
     }
-}
-
-/// Moments of the channels of one outer position, rows loop.
-fn row_leaf<S: Float>(path: Path, shape: Shape, slab: &[S]) -> Vec<Moments<f64>> {
-    slab.chunks_exact(shape.inner)
-        .map(|run| moments_with(path, run))
-        .collect()
 }
 
 /// Moments of the channels `first..first + out.len()` over the rows of
@@ -186,7 +179,7 @@ fn lane_sums<S: Float>(
     let mut q = vec![0.0_f64; lanes];
     let rows = block.len() / shape.slab;
     let (fused, rest) = block.split_at((rows - rows % fuse) * shape.slab);
-    block::shifted_rows(
+    arch::shifted_rows(
         path,
         fused,
         fuse * shape.slab,
@@ -198,7 +191,7 @@ fn lane_sums<S: Float>(
     let (s, s_fused) = s.split_at_mut(width);
     let (q, q_fused) = q.split_at_mut(width);
     let shift = shift.get(..width).unwrap_or(&[]);
-    block::shifted_rows(path, rest, shape.slab, start, shift, s, q);
+    arch::shifted_rows(path, rest, shape.slab, start, shift, s, q);
     for (sf, qf) in s_fused.chunks_exact(width).zip(q_fused.chunks_exact(width)) {
         for (a, b) in s.iter_mut().zip(sf).chain(q.iter_mut().zip(qf)) {
             *a += b;
@@ -226,20 +219,13 @@ fn lane_sums<S: Float>(
     }
 }
 
-/// Moments of every channel over lane block `b`.
-fn lane_leaf<S: Float>(path: Path, shape: Shape, xs: &[S], b: usize) -> Vec<Moments<f64>> {
-    let block = shape.lane_block(xs, b);
-    let mut out = vec![Moments::default(); shape.channels];
-    let group = shape.group();
-    for (g, chunk) in out.chunks_mut(group).enumerate() {
-        lane_group(path, shape, block, g * group, chunk);
-    }
-    out
-}
-
-/// Per-channel moments on a given path.
-pub(crate) fn channel_moments_with<S: Float>(
+/// Per-channel moments on a given path and schedule: one body for the
+/// sequential and the parallel reduction. A parallel schedule forks the
+/// tree over outer positions or lane blocks, and within one of them the
+/// channels too when it alone is worth spreading.
+pub(crate) fn channel_moments_on<S: Float>(
     path: Path,
+    schedule: Schedule,
     xs: &[S],
     outer: usize,
     channels: usize,
@@ -249,11 +235,34 @@ pub(crate) fn channel_moments_with<S: Float>(
         return vec![Moments::default(); channels];
     };
     if inner >= ROW_MIN {
-        let leaf = |o| row_leaf(path, shape, shape.slabs(xs, o, o + 1));
-        tree(0, shape.outer, &leaf, &merge_each)
+        let within = schedule.at_least(shape.slab, PAR_GRAIN);
+        let leaf = |o| {
+            let slab = shape.slabs(xs, o, o + 1);
+            within.map(channels, |c| {
+                let run = slab.get(c * inner..(c + 1) * inner).unwrap_or(&[]);
+                moments_on(path, within, run)
+            })
+        };
+        schedule.tree(0, shape.outer, PAR_GRAIN / shape.slab, &leaf, &merge_each)
     } else {
-        let leaf = |b| lane_leaf(path, shape, xs, b);
-        tree(0, shape.lane_blocks(), &leaf, &merge_each)
+        let block_len = shape.rows_per_block() * shape.slab;
+        let within = schedule.at_least(block_len, PAR_GRAIN);
+        let group = shape.group();
+        let leaf = |b| {
+            let block = shape.lane_block(xs, b);
+            let mut out = vec![Moments::default(); shape.channels];
+            within.for_each_chunk(&mut out, group, |g, chunk| {
+                lane_group(path, shape, block, g * group, chunk);
+            });
+            out
+        };
+        schedule.tree(
+            0,
+            shape.lane_blocks(),
+            PAR_GRAIN / block_len,
+            &leaf,
+            &merge_each,
+        )
     }
 }
 
@@ -267,7 +276,7 @@ pub(crate) fn channel_moments<S: Float>(
     channels: usize,
     inner: usize,
 ) -> Vec<Moments<f64>> {
-    channel_moments_with(detect(), xs, outer, channels, inner)
+    channel_moments_on(detect(), Schedule::Sequential, xs, outer, channels, inner)
 }
 
 /// [`channel_moments`] on every rayon thread: bit-for-bit the sequential
@@ -279,53 +288,5 @@ pub(crate) fn par_channel_moments<S: Float>(
     channels: usize,
     inner: usize,
 ) -> Vec<Moments<f64>> {
-    par_channel_moments_with(detect(), xs, outer, channels, inner)
-}
-
-#[cfg(feature = "rayon")]
-pub(crate) fn par_channel_moments_with<S: Float>(
-    path: Path,
-    xs: &[S],
-    outer: usize,
-    channels: usize,
-    inner: usize,
-) -> Vec<Moments<f64>> {
-    use super::{par_moments_with, par_tree};
-    use rayon::prelude::*;
-
-    let Some(shape) = Shape::new(xs.len(), outer, channels, inner) else {
-        return vec![Moments::default(); channels];
-    };
-    if inner >= ROW_MIN {
-        let big = shape.slab >= PAR_GRAIN;
-        let leaf = |o| {
-            let slab = shape.slabs(xs, o, o + 1);
-            if big {
-                slab.par_chunks_exact(inner)
-                    .map(|run| par_moments_with(path, run))
-                    .collect()
-            } else {
-                row_leaf(path, shape, slab)
-            }
-        };
-        let grain = PAR_GRAIN / shape.slab;
-        par_tree(0, shape.outer, grain, &leaf, &merge_each)
-    } else {
-        let block_len = shape.rows_per_block() * shape.slab;
-        let big = block_len >= PAR_GRAIN;
-        let leaf = |b| {
-            if !big {
-                return lane_leaf(path, shape, xs, b);
-            }
-            let block = shape.lane_block(xs, b);
-            let mut out = vec![Moments::default(); shape.channels];
-            let group = shape.group();
-            out.par_chunks_mut(group)
-                .enumerate()
-                .for_each(|(g, chunk)| lane_group(path, shape, block, g * group, chunk));
-            out
-        };
-        let grain = PAR_GRAIN / block_len;
-        par_tree(0, shape.lane_blocks(), grain, &leaf, &merge_each)
-    }
+    channel_moments_on(detect(), Schedule::Parallel, xs, outer, channels, inner)
 }

@@ -17,19 +17,27 @@
 //!   reduction, which runs subtrees of the same tree on different threads,
 //!   gives bit-for-bit the sequential result whatever the thread count.
 //! - The inner loops are compiled twice, portable and with AVX2/FMA, and the
-//!   version is chosen at run time ([`dispatch`]).
+//!   version is chosen at run time ([`arch`]).
+//! - Sequential and parallel reductions share one body per entry point:
+//!   they differ only in how the tree's subtrees are scheduled
+//!   ([`Schedule`]).
 
-mod block;
+mod arch;
 mod channels;
-mod dispatch;
+mod schedule;
 
 use crate::Float;
 use crate::moments::Moments;
-use dispatch::{Path, detect};
+use arch::{Path, detect};
+use schedule::Schedule;
 
 pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;
+
+/// Blocks below which a parallel reduction stops forking and runs the rest
+/// of its subtree on one thread (512 KiB of `f64`).
+const GRAIN: usize = 16;
 
 /// Values per block: 32 KiB of `f64`, which stay in L1 cache while the
 /// block is summed, and few enough that the block's sums are accurate.
@@ -37,50 +45,6 @@ pub(crate) use channels::par_channel_moments;
 /// blocks — folding lanes, a merge, a mispredicted loop exit — is paid
 /// twice as often.)
 pub(crate) const BLOCK: usize = 4096;
-
-/// Blocks below which a parallel reduction stops forking and runs the rest
-/// of its subtree on one thread (512 KiB of `f64`).
-#[cfg(feature = "rayon")]
-const GRAIN: usize = 16;
-
-/// The midpoint at which the reduction tree splits `lo..hi`.
-#[inline]
-fn split(lo: usize, hi: usize) -> usize {
-    lo + (hi - lo) / 2
-}
-
-/// Reduces the leaves `lo..hi` (non-empty) with the fixed tree.
-fn tree<T>(lo: usize, hi: usize, leaf: &impl Fn(usize) -> T, merge: &impl Fn(&mut T, T)) -> T {
-    if hi - lo <= 1 {
-        return leaf(lo);
-    }
-    let mid = split(lo, hi);
-    let mut left = tree(lo, mid, leaf, merge);
-    merge(&mut left, tree(mid, hi, leaf, merge));
-    left
-}
-
-/// [`tree`] with the subtrees above `grain` leaves forked onto rayon's
-/// threads. Same tree, same result.
-#[cfg(feature = "rayon")]
-fn par_tree<T: Send>(
-    lo: usize,
-    hi: usize,
-    grain: usize,
-    leaf: &(impl Fn(usize) -> T + Sync),
-    merge: &(impl Fn(&mut T, T) + Sync),
-) -> T {
-    if hi - lo <= grain.max(1) {
-        return tree(lo, hi, leaf, merge);
-    }
-    let mid = split(lo, hi);
-    let (mut left, right) = rayon::join(
-        || par_tree(lo, mid, grain, leaf, merge),
-        || par_tree(mid, hi, grain, leaf, merge),
-    );
-    merge(&mut left, right);
-    left
-}
 
 /// Block `i` of `xs`.
 #[inline]
@@ -135,7 +99,7 @@ fn run_moments<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
         return Moments::default();
     };
     let sums = |k: f64| {
-        let (s, q) = block::shifted_sums(path, xs, k);
+        let (s, q) = arch::shifted_sums(path, xs, k);
         from_sums(xs.len(), k, s, q)
     };
     let mut m = sums(first.as_f64());
@@ -156,34 +120,25 @@ fn merge_moments(a: &mut Moments<f64>, b: Moments<f64>) {
     a.merge(&b);
 }
 
-/// Raw moments of `xs` on a given path.
-pub(crate) fn moments_with<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
+/// Raw moments of `xs` on a given path and schedule.
+pub(crate) fn moments_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) -> Moments<f64> {
     if xs.is_empty() {
         return Moments::default();
     }
     let leaf = |i| run_moments(path, block_of(xs, i));
-    tree(0, blocks(xs.len()), &leaf, &merge_moments)
+    schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
 }
 
 /// Raw moments of `xs`, in `f64`.
 pub(crate) fn moments<S: Float>(xs: &[S]) -> Moments<f64> {
-    moments_with(detect(), xs)
+    moments_on(detect(), Schedule::Sequential, xs)
 }
 
 /// Raw moments of `xs` on every rayon thread: bit-for-bit [`moments`],
 /// whatever the number of threads.
 #[cfg(feature = "rayon")]
 pub(crate) fn par_moments<S: Float>(xs: &[S]) -> Moments<f64> {
-    par_moments_with(detect(), xs)
-}
-
-#[cfg(feature = "rayon")]
-pub(crate) fn par_moments_with<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
-    if xs.is_empty() {
-        return Moments::default();
-    }
-    let leaf = |i| run_moments(path, block_of(xs, i));
-    par_tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
+    moments_on(detect(), Schedule::Parallel, xs)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Kernel tests against naive and exact references.
 
-use super::channels::channel_moments_with;
+use super::channels::channel_moments_on;
 use super::testutil::{Exact, SplitMix, big_offset_data, rel};
 use super::*;
 use alloc::vec::Vec;
@@ -18,11 +18,20 @@ fn paths() -> [Path; 2] {
 #[test]
 fn empty_and_single_values() {
     for path in paths() {
-        assert_eq!(moments_with::<f64>(path, &[]), Moments::default());
-        assert_eq!(moments_with::<f32>(path, &[]), Moments::default());
-        let m = moments_with(path, &[2.5_f32]);
+        assert_eq!(
+            moments_on::<f64>(path, Schedule::Sequential, &[]),
+            Moments::default()
+        );
+        assert_eq!(
+            moments_on::<f32>(path, Schedule::Sequential, &[]),
+            Moments::default()
+        );
+        let m = moments_on(path, Schedule::Sequential, &[2.5_f32]);
         assert_eq!((m.count, m.mean(), m.m2()), (1, Some(2.5), 0.0));
-        assert_eq!(moments_with(path, &[-7.0_f64]).mean(), Some(-7.0));
+        assert_eq!(
+            moments_on(path, Schedule::Sequential, &[-7.0_f64]).mean(),
+            Some(-7.0)
+        );
     }
 }
 
@@ -47,12 +56,17 @@ fn matches_two_pass_on_awkward_lengths() {
         let (mean, m2) = two_pass(&xs);
         let (mean32, m2_32) = two_pass(&wide32);
         for path in paths() {
-            let m = moments_with(path, &xs);
+            let m = moments_on(path, Schedule::Sequential, &xs);
             assert_eq!(m.count, n as u64);
             assert!(rel(m.mean().unwrap(), mean) < 1e-14, "n = {n}");
             assert!(rel(m.m2(), m2) < 1e-12, "n = {n}: {} vs {m2}", m.m2());
-            assert!(rel(moments_with(path, &xs).mean().unwrap(), mean) < 1e-14);
-            let m = moments_with(path, &xs32);
+            assert!(
+                rel(
+                    moments_on(path, Schedule::Sequential, &xs).mean().unwrap(),
+                    mean
+                ) < 1e-14
+            );
+            let m = moments_on(path, Schedule::Sequential, &xs32);
             assert!(rel(m.mean().unwrap(), mean32) < 1e-14, "n = {n}");
             assert!(rel(m.m2(), m2_32) < 1e-12, "n = {n}");
         }
@@ -63,8 +77,8 @@ fn matches_two_pass_on_awkward_lengths() {
 fn both_paths_agree() {
     let mut rng = SplitMix(2);
     let xs: Vec<f64> = (0..10_000).map(|_| 1e3 + rng.unit()).collect();
-    let a = moments_with(Path::Portable, &xs);
-    let b = moments_with(detect(), &xs);
+    let a = moments_on(Path::Portable, Schedule::Sequential, &xs);
+    let b = moments_on(detect(), Schedule::Sequential, &xs);
     assert_eq!(a.count, b.count);
     assert!(rel(a.mean().unwrap(), b.mean().unwrap()) < 1e-15);
     assert!(rel(a.m2(), b.m2()) < 1e-13);
@@ -75,10 +89,20 @@ fn nan_and_infinity_propagate() {
     for path in paths() {
         let mut xs = alloc::vec![1.0_f64; 5000];
         xs[4000] = f64::NAN;
-        assert!(moments_with(path, &xs).m2.is_nan());
-        assert!(moments_with(path, &xs).mean().unwrap().is_nan());
+        assert!(moments_on(path, Schedule::Sequential, &xs).m2.is_nan());
+        assert!(
+            moments_on(path, Schedule::Sequential, &xs)
+                .mean()
+                .unwrap()
+                .is_nan()
+        );
         xs[4000] = f64::INFINITY;
-        assert!(!moments_with(path, &xs).mean().unwrap().is_finite());
+        assert!(
+            !moments_on(path, Schedule::Sequential, &xs)
+                .mean()
+                .unwrap()
+                .is_finite()
+        );
     }
 }
 
@@ -87,14 +111,14 @@ fn big_offset_is_exact_to_1e_14() {
     let n = 1 << 20;
     let (xs, exact) = big_offset_data(n, 3);
     for path in paths() {
-        let m = moments_with(path, &xs);
+        let m = moments_on(path, Schedule::Sequential, &xs);
         assert!(
             rel(m.m2(), exact.m2(20)) <= 1e-14,
             "{}",
             rel(m.m2(), exact.m2(20))
         );
         assert!((m.mean().unwrap() - 1e9 - exact.mean_offset(20)).abs() <= 2.5e-7);
-        let m = moments_with(path, &xs);
+        let m = moments_on(path, Schedule::Sequential, &xs);
         assert!((m.mean().unwrap() - 1e9 - exact.mean_offset(20)).abs() <= 2.5e-7);
     }
 }
@@ -155,7 +179,7 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
         let (xs, exact) = channel_data(outer, channels, inner, 4);
         for path in paths() {
             check_channels(
-                &channel_moments_with(path, &xs, outer, channels, inner),
+                &channel_moments_on(path, Schedule::Sequential, &xs, outer, channels, inner),
                 &exact,
             );
         }
@@ -202,7 +226,6 @@ fn channel_moments_of_nothing_are_empty() {
 #[cfg(feature = "rayon")]
 mod parallel {
     use super::*;
-    use channels::par_channel_moments_with;
 
     fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
         rayon::ThreadPoolBuilder::new()
@@ -229,6 +252,12 @@ mod parallel {
         for threads in [1, 2, 16] {
             let m = in_pool(threads, || par_moments(&xs));
             assert_eq!(bits(&m), bits(&seq), "{threads} threads");
+            // Every path, not just the detected one.
+            for path in paths() {
+                let seq = moments_on(path, Schedule::Sequential, &xs);
+                let par = in_pool(threads, || moments_on(path, Schedule::Parallel, &xs));
+                assert_eq!(bits(&par), bits(&seq), "{path:?}, {threads} threads");
+            }
         }
         let xs32: Vec<f32> = xs.iter().map(|&x| (x - 1e9) as f32).collect();
         let seq = moments(&xs32);
@@ -250,11 +279,11 @@ mod parallel {
         ] {
             let (xs, exact) = channel_data(outer, channels, inner, 7);
             let path = detect();
-            let seq = channel_moments_with(path, &xs, outer, channels, inner);
+            let seq = channel_moments_on(path, Schedule::Sequential, &xs, outer, channels, inner);
             check_channels(&seq, &exact);
             for threads in [1, 2, 16] {
                 let par = in_pool(threads, || {
-                    par_channel_moments_with(path, &xs, outer, channels, inner)
+                    channel_moments_on(path, Schedule::Parallel, &xs, outer, channels, inner)
                 });
                 assert!(
                     par.iter().map(bits).eq(seq.iter().map(bits)),

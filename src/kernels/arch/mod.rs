@@ -1,0 +1,156 @@
+//! The architecture layer: CPU feature detection, the routing of every
+//! kernel call to its compiled version, and the versions themselves — the
+//! portable loops in [`portable`], the x86-64 ones in `x86_64` (the same
+//! layout as memchr's `arch`).
+//!
+//! A default build targets baseline x86-64 (SSE2, no FMA), where
+//! `f64::mul_add` is a library call. The AVX2/FMA kernels are compiled for
+//! those features with `#[target_feature]` and chosen at run time when the
+//! CPU has them. The decision is made once and cached. Without `std` there
+//! is no feature detection, and the portable kernels run (unless the build
+//! itself already targets AVX2 and FMA, in which case they are the same
+//! code compiled for those features).
+//!
+//! `unsafe` code lives here (the calls into the AVX2 versions, whose only
+//! precondition is the CPU check [`Path::Avx2Fma`] stands for) and in
+//! `x86_64`; the rest of the crate denies it.
+
+#![allow(
+    unsafe_code,
+    reason = "the routing calls the `#[target_feature]` kernels"
+)]
+
+pub(super) mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+use crate::Float;
+
+/// Which compiled version of the kernels to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// Plain Rust for the build's target features; always available.
+    Portable,
+    /// Compiled with AVX2 and FMA enabled.
+    ///
+    /// Invariant: a value of this variant only exists after [`detect`] has
+    /// found both features on the running CPU; the kernels rely on it.
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    Avx2Fma,
+}
+
+/// The fastest path this CPU supports.
+#[inline]
+pub(crate) fn detect() -> Path {
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    {
+        use core::sync::atomic::{AtomicU8, Ordering};
+        const UNKNOWN: u8 = 0;
+        const PORTABLE: u8 = 1;
+        const AVX2_FMA: u8 = 2;
+        static CACHE: AtomicU8 = AtomicU8::new(UNKNOWN);
+        match CACHE.load(Ordering::Relaxed) {
+            PORTABLE => Path::Portable,
+            AVX2_FMA => Path::Avx2Fma,
+            _ => {
+                let fast =
+                    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+                CACHE.store(if fast { AVX2_FMA } else { PORTABLE }, Ordering::Relaxed);
+                if fast { Path::Avx2Fma } else { Path::Portable }
+            }
+        }
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+    {
+        Path::Portable
+    }
+}
+
+/// Asks for the cache line holding `p`: a hint that never faults, whatever
+/// the address; a no-op off x86-64.
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
+pub(super) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    x86_64::prefetch(p);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// `(Σ (x − k), Σ (x − k)²)` over `xs`.
+#[inline]
+pub(crate) fn shifted_sums<S: Float>(path: Path, xs: &[S], k: f64) -> (f64, f64) {
+    match path {
+        Path::Portable => portable::sums_body::<S, false>(xs, k),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::sums` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::sums(xs, k) },
+    }
+}
+
+/// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
+#[inline]
+pub(crate) fn shifted_rows<S: Float>(
+    path: Path,
+    slab: &[S],
+    stride: usize,
+    start: usize,
+    shift: &[f64],
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    match path {
+        Path::Portable => portable::rows_body::<S, false>(slab, stride, start, shift, s, q),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::rows` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::rows(slab, stride, start, shift, s, q) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_is_stable() {
+        assert_eq!(detect(), detect());
+    }
+
+    #[test]
+    fn sums_match_a_plain_loop_on_every_path() {
+        for n in [0, 1, 5, 15, 16, 17, 33, 100] {
+            let xs: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from(i * 7 % 11)).collect();
+            let k = 3.0;
+            let s: f64 = xs.iter().map(|x| x - k).sum();
+            let q: f64 = xs.iter().map(|x| (x - k) * (x - k)).sum();
+            for path in [Path::Portable, detect()] {
+                // Small integers: every sum is exact in any order.
+                assert_eq!(shifted_sums(path, &xs, k), (s, q), "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn rows_accumulate_lane_by_lane() {
+        // 3 rows of stride 5; lanes 1..4.
+        let slab: alloc::vec::Vec<f32> = (0..15).map(|i| i as f32).collect();
+        for path in [Path::Portable, detect()] {
+            let mut s = [0.0; 3];
+            let mut q = [0.0; 3];
+            shifted_rows(path, &slab, 5, 1, &[1.0, 2.0, 3.0], &mut s, &mut q);
+            assert_eq!(s, [15.0, 15.0, 15.0]);
+            assert_eq!(q, [125.0, 125.0, 125.0]);
+        }
+        // 9 rows: two groups of four and one left over.
+        let slab: alloc::vec::Vec<f64> = (0..18).map(f64::from).collect();
+        for path in [Path::Portable, detect()] {
+            let (mut s, mut q) = ([0.0; 1], [0.0; 1]);
+            shifted_rows(path, &slab, 2, 1, &[1.0], &mut s, &mut q);
+            // Lane values 1, 3, ..., 17 minus 1: 0, 2, ..., 16.
+            assert_eq!(s, [72.0]);
+            assert_eq!(q, [(0..9).map(|i| f64::from(4 * i * i)).sum::<f64>()]);
+        }
+    }
+}
