@@ -14,6 +14,7 @@
 //! | average of the last *n* samples (a moving-average filter) | [`MovingAverage`] |
 //! | mean and variance of the last *n* samples | [`MovingVariance`] |
 //! | BatchNorm batch and running statistics, synchronized BN | [`batchnorm`] |
+//! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`batchnorm::BatchStats::compute`] with [`batchnorm::Layout::nc`] |
 //!
 //! ```
 //! use momenta::{Ema, Merge, Momentum, MovingAverage, Variance};
