@@ -5,6 +5,8 @@
 //!
 //! `cargo bench --bench batchnorm`
 
+extern crate alloc;
+
 mod common;
 
 use std::hint::black_box;

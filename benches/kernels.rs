@@ -5,6 +5,8 @@
 //! `cargo bench --bench kernels`; `MOMENTA_BENCH_LOG2=25` for 256 MiB of
 //! `f64` instead of 1 GiB.
 
+extern crate alloc;
+
 mod common;
 
 use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};

@@ -8,6 +8,8 @@
 //!
 //! `cargo bench --bench streaming`
 
+extern crate alloc;
+
 mod common;
 
 use common::{config, data, welford};

@@ -150,32 +150,26 @@ extern crate std;
 
 mod accumulator;
 pub mod batchnorm;
-mod ema;
+mod cumulative;
 mod error;
-mod ew_variance;
+mod exponential;
 mod float;
 mod kernels;
-mod mean;
-mod moments;
-mod momentum;
-mod moving_average;
-mod moving_variance;
 #[cfg(feature = "rayon")]
 mod parallel;
-mod ring;
-mod variance;
-mod window;
+mod windows;
+
+/// The generator and references the tests share (`tests/support`).
+#[cfg(test)]
+#[path = "../tests/support/mod.rs"]
+mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use ema::Ema;
+pub use cumulative::{Mean, Variance};
 pub use error::{Error, ErrorKind};
-pub use ew_variance::EwVariance;
+pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;
-pub use mean::Mean;
-pub use momentum::Momentum;
-pub use moving_average::MovingAverage;
-pub use moving_variance::MovingVariance;
-pub use variance::Variance;
+pub use windows::{MovingAverage, MovingVariance};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
 use core::ops::Add;
 use criterion::Criterion;
 use std::time::Duration;
@@ -69,17 +72,8 @@ pub fn data_f32(n: usize, offset: f64, seed: u64) -> Vec<f32> {
 }
 
 fn data_as<T>(n: usize, offset: f64, seed: u64, cast: impl Fn(f64) -> T) -> Vec<T> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            cast(offset + (z >> 11) as f64 / (1u64 << 53) as f64)
-        })
-        .collect()
+    let mut rng = support::SplitMix(seed);
+    (0..n).map(|_| cast(offset + rng.unit())).collect()
 }
 
 /// log2 of the number of values in the large benchmarks, from

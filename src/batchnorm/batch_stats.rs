@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::Layout;
-use crate::moments::Moments;
+use crate::cumulative::moments::Moments;
 use crate::{Error, Float, Merge};
 
 /// Per-channel count, mean and sum of squared deviations (M2) of one batch,

@@ -22,7 +22,7 @@ use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
 use super::{BLOCK, from_sums, moments_on, shift_is_far};
 use crate::Float;
-use crate::moments::Moments;
+use crate::cumulative::moments::Moments;
 use alloc::vec;
 use alloc::vec::Vec;
 

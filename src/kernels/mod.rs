@@ -27,7 +27,7 @@ mod channels;
 mod schedule;
 
 use crate::Float;
-use crate::moments::Moments;
+use crate::cumulative::moments::Moments;
 use arch::{Path, detect};
 use schedule::Schedule;
 
@@ -140,9 +140,6 @@ pub(crate) fn moments<S: Float>(xs: &[S]) -> Moments<f64> {
 pub(crate) fn par_moments<S: Float>(xs: &[S]) -> Moments<f64> {
     moments_on(detect(), Schedule::Parallel, xs)
 }
-
-#[cfg(test)]
-pub(crate) mod testutil;
 
 #[cfg(test)]
 mod tests;

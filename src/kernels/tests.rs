@@ -1,15 +1,9 @@
 //! Kernel tests against naive and exact references.
 
 use super::channels::channel_moments_on;
-use super::testutil::{Exact, SplitMix, big_offset_data, rel};
 use super::*;
+use crate::test_support::{Exact, SplitMix, big_offset_data, rel, two_pass};
 use alloc::vec::Vec;
-
-fn two_pass(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
-}
 
 fn paths() -> [Path; 2] {
     [Path::Portable, detect()]
@@ -50,7 +44,7 @@ fn matches_two_pass_on_awkward_lengths() {
         3 * BLOCK + 17,
         40_000,
     ] {
-        let xs: Vec<f64> = (0..n).map(|_| 5.0 + rng.unit()).collect();
+        let xs: Vec<f64> = (0..n).map(|_| 5.0 + rng.signed_unit()).collect();
         let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
         let wide32: Vec<f64> = xs32.iter().map(|&x| f64::from(x)).collect();
         let (mean, m2) = two_pass(&xs);
@@ -76,7 +70,7 @@ fn matches_two_pass_on_awkward_lengths() {
 #[test]
 fn both_paths_agree() {
     let mut rng = SplitMix(2);
-    let xs: Vec<f64> = (0..10_000).map(|_| 1e3 + rng.unit()).collect();
+    let xs: Vec<f64> = (0..10_000).map(|_| 1e3 + rng.signed_unit()).collect();
     let a = moments_on(Path::Portable, Schedule::Sequential, &xs);
     let b = moments_on(detect(), Schedule::Sequential, &xs);
     assert_eq!(a.count, b.count);
@@ -191,7 +185,7 @@ fn channel_moments_match_slices_on_f32() {
     let mut rng = SplitMix(5);
     let (outer, channels, inner) = (70, 3, 9);
     let xs: Vec<f32> = (0..outer * channels * inner)
-        .map(|_| 3.0 + rng.unit() as f32)
+        .map(|_| 3.0 + rng.signed_unit() as f32)
         .collect();
     let got = channel_moments(&xs, outer, channels, inner);
     for (c, m) in got.iter().enumerate() {
@@ -227,13 +221,7 @@ fn channel_moments_of_nothing_are_empty() {
 mod parallel {
     use super::*;
 
-    fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(f)
-    }
+    use crate::test_support::in_pool;
 
     fn bits(m: &Moments<f64>) -> (u64, u64, u64, u64) {
         (

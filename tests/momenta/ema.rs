@@ -2,9 +2,7 @@
 //! fractions and the reference vectors; convention equivalence, bias
 //! correction, accuracy on offset data, checkpoints and properties.
 
-mod common;
-
-use common::SplitMix;
+use crate::support::SplitMix;
 use momenta::{Accumulator, Ema, ErrorKind, EwVariance, Momentum};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 

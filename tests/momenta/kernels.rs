@@ -1,9 +1,7 @@
 //! Slice paths of `Mean` and `Variance` (the blocked kernels) against exact
 //! references, and the rayon paths' independence of the thread count.
 
-mod common;
-
-use common::SplitMix;
+use crate::support::{SplitMix, in_pool, rel, two_pass};
 use momenta::{Mean, Merge, Variance};
 
 /// `n` values `1e9 + k·2^-20`, `k` uniform in `[0, 2^20)`: `1e9 + U(0, 1)`
@@ -33,10 +31,6 @@ fn big_offset(n: usize, seed: u64) -> BigOffset {
         mean_offset: sum as f64 / n as f64 / 2f64.powi(20),
         m2: (n * sum_sq - sum * sum) as f64 / n as f64 / 2f64.powi(40),
     }
-}
-
-fn rel(a: f64, b: f64) -> f64 {
-    ((a - b) / b).abs()
 }
 
 fn check_big_offset(data: &BigOffset, v: &Variance<f64>, m: &Mean<f64>) {
@@ -69,14 +63,6 @@ fn big_offset_variance_is_exact_to_1e_14_on_2_pow_25_values() {
         &Variance::from_slice(&data.xs),
         &Mean::from_slice(&data.xs),
     );
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap()
-        .install(f)
 }
 
 #[test]
@@ -116,13 +102,10 @@ fn parallel_slices_are_bit_identical_on_1_2_and_16_threads() {
     }
 }
 
-fn two_pass(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    (
-        mean,
-        xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n,
-    )
+/// The naive two-pass mean and population variance.
+fn mean_var(xs: &[f64]) -> (f64, f64) {
+    let (mean, m2) = two_pass(xs);
+    (mean, m2 / xs.len() as f64)
 }
 
 #[test]
@@ -139,19 +122,19 @@ fn small_and_awkward_lengths_match_the_two_pass_formula() {
                 "f64",
                 Variance::<f64>::from_slice(&xs),
                 Mean::<f64>::from_slice(&xs),
-                two_pass(&xs),
+                mean_var(&xs),
             ),
             (
                 "f32",
                 Variance::<f64>::from_slice(&xs32),
                 Mean::<f64>::from_slice(&xs32),
-                two_pass(&wide),
+                mean_var(&wide),
             ),
             (
                 "par f64",
                 Variance::<f64>::par_from_slice(&xs),
                 Mean::<f64>::par_from_slice(&xs),
-                two_pass(&xs),
+                mean_var(&xs),
             ),
         ] {
             assert_eq!(v.count(), n as u64, "{name} n = {n}");
@@ -192,7 +175,7 @@ fn slices_extend_and_merge_like_one_slice() {
     v.extend_from_slice(b);
     let mut w = Variance::<f64>::from_slice(a);
     w.merge(&Variance::from_slice(b));
-    let want = two_pass(&xs);
+    let want = mean_var(&xs);
     for v in [v, w] {
         assert!(rel(v.population_variance().unwrap(), want.1) < 1e-13);
         assert!((v.mean().unwrap() - want.0).abs() < 1e-15);

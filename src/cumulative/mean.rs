@@ -1,8 +1,8 @@
 //! The cumulative mean.
 
+use super::moments::mean_step;
 use crate::Float;
 use crate::accumulator::impl_accumulator;
-use crate::moments::mean_step;
 
 /// The arithmetic mean of every value pushed, in constant space.
 ///

@@ -34,8 +34,8 @@
 #[cfg(feature = "serde")]
 use alloc::vec::Vec;
 
+use super::ring::Ring;
 use crate::error::{Error, ErrorKind};
-use crate::ring::Ring;
 use crate::{Float, float::clamp_non_negative};
 
 /// `n` as a float.

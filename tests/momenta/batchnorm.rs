@@ -2,9 +2,7 @@
 //! V1–V11 (PyTorch, Keras/TensorFlow, cuDNN), plus layout, merge and
 //! checkpoint properties.
 
-mod common;
-
-use common::SplitMix;
+use crate::support::SplitMix;
 use momenta::batchnorm::{
     BatchStats, BnConfig, Layout, RunningStats, VarianceCorrection, fold_linear, normalize,
     scale_shift,

@@ -2,9 +2,7 @@
 //! bit for bit, and corrupt state is rejected with a message.
 #![cfg(feature = "serde")]
 
-mod common;
-
-use common::SplitMix;
+use crate::support::SplitMix;
 use momenta::{Mean, Merge, Variance};
 
 fn data(n: usize, seed: u64) -> Vec<f64> {

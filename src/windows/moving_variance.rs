@@ -1,7 +1,7 @@
 //! Mean and variance over a fixed moving window.
 
+use super::window::{ShiftedMoments, Window};
 use crate::accumulator::impl_accumulator;
-use crate::window::{ShiftedMoments, Window};
 use crate::{Error, Float};
 
 /// Mean and variance of the last `window` values pushed, in O(1) time per

@@ -13,11 +13,9 @@
 //! by default (`cargo test --test window_drift -- --ignored` runs it); the
 //! 10⁷-push run (about 3 s) is on by default.
 
-mod common;
-
 use std::collections::VecDeque;
 
-use common::SplitMix;
+use crate::support::SplitMix;
 use momenta::{MovingAverage, MovingVariance};
 
 const OFFSET: i128 = 1_000_000;

@@ -1,7 +1,7 @@
 //! The simple moving average over a fixed window.
 
+use super::window::{ShiftedSum, Window};
 use crate::accumulator::impl_accumulator;
-use crate::window::{ShiftedSum, Window};
 use crate::{Error, Float};
 
 /// The mean of the last `window` values pushed (a simple moving average, or

@@ -1,8 +1,8 @@
 //! Mean and variance: Welford's update, Chan's merge.
 
+use super::moments::Moments;
 use crate::Float;
 use crate::accumulator::impl_accumulator;
-use crate::moments::Moments;
 
 /// Count, mean and variance of every value pushed, in constant space.
 ///

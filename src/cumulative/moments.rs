@@ -317,11 +317,7 @@ pub(crate) fn mean_step<F: Float>(mean: F, x: F, n: F) -> F {
 mod tests {
     use super::*;
 
-    fn naive(xs: &[f64]) -> (f64, f64) {
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
-    }
+    use crate::test_support::two_pass as naive;
 
     #[test]
     fn push_matches_the_two_pass_formula() {

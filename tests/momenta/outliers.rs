@@ -8,9 +8,7 @@
 //! follow from integer sums (`i128`); the reference is that exact value
 //! rounded to `f64` (within an ulp or two).
 
-mod common;
-
-use common::SplitMix;
+use crate::support::{SplitMix, two_pass};
 use momenta::batchnorm::{BatchStats, Layout};
 use momenta::{Mean, Merge, Variance};
 
@@ -56,12 +54,6 @@ fn exact(ks: &[i64]) -> (f64, f64) {
     let mean = (c as f64 + d1 as f64 / n as f64) / SCALE;
     let m2 = (d2 as f64 - (d1 * d1) as f64 / n as f64) / (SCALE * SCALE);
     (mean, m2)
-}
-
-/// The naive two-pass statistics in `f64`.
-fn two_pass(xs: &[f64]) -> (f64, f64) {
-    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
-    (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
 }
 
 fn ulp(x: f64) -> f64 {

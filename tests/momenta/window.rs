@@ -1,9 +1,7 @@
 //! Moving-window statistics against exact fractions and naive
 //! recomputation over the last `window` values.
 
-mod common;
-
-use common::SplitMix;
+use crate::support::SplitMix;
 use momenta::{Accumulator, ErrorKind, Mean, MovingAverage, MovingVariance};
 use quickcheck::{QuickCheck, TestResult};
 

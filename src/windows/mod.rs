@@ -1,0 +1,26 @@
+//! The window family: statistics of the last `window` values.
+//!
+//! What the members share:
+//!
+//! - **[`ring::Ring`]**, the buffer of the values in the window (memory grows
+//!   with the values pushed, up to the window);
+//! - **[`window::Window`]**, the engine: it adds the value that enters and
+//!   removes the one that leaves in O(1), keeps non-finite values out of the
+//!   floating-point state (so a NaN only counts while it is in the window),
+//!   and refreshes its running sums from the values themselves every
+//!   `window` pushes, so nothing drifts however long the stream;
+//! - **no merge**: two windows over different stretches of a stream are not
+//!   a window.
+//!
+//! A new member: one file here with the type over `Window<F, S>` and a
+//! `WindowStats` implementation for the sums it needs (or an engine of its
+//! own where add/remove sums do not apply, as for order statistics); then
+//! the steps of "Adding a statistic" in ARCHITECTURE.md.
+
+mod moving_average;
+mod moving_variance;
+mod ring;
+mod window;
+
+pub use moving_average::MovingAverage;
+pub use moving_variance::MovingVariance;

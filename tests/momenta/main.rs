@@ -1,0 +1,42 @@
+//! The integration tests: one binary (one link), a module per subject.
+//!
+//! Expected values come from independent math — exact rational or integer
+//! arithmetic, naive formulas on small data, and the frameworks' reference
+//! vectors — never from the code under test.
+
+extern crate alloc;
+
+#[path = "../support/mod.rs"]
+mod support;
+
+/// The public contract: every name, auto traits and std traits.
+mod api;
+/// BatchNorm statistics against the frameworks' reference vectors.
+mod batchnorm;
+/// The laws of BatchNorm merges, thread counts, layouts and checkpoints,
+/// 10 000 quickcheck cases each.
+mod batchnorm_laws;
+/// `Ema`, `EwVariance` and `Momentum` against closed forms and reference
+/// values in both conventions.
+mod ema;
+/// Mean and variance against exact rational arithmetic.
+mod exact;
+/// Inputs the fuzz targets found, replayed.
+mod fuzz_regressions;
+/// The input-policy table: every hostile input on every route.
+mod hostile;
+/// The slice kernels against exact references, and thread-count
+/// independence.
+mod kernels;
+/// The laws of `Merge` and `Accumulator` for the core types, 10 000
+/// quickcheck cases each.
+mod laws;
+/// Data whose first value is not typical: no statistic less accurate than
+/// the naive two-pass.
+mod outliers;
+/// Checkpoint and restore of the core accumulators.
+mod serde_core;
+/// Moving windows against exact fractions and naive recomputation.
+mod window;
+/// Moving windows fed for ever: no drift.
+mod window_drift;

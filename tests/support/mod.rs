@@ -1,0 +1,115 @@
+//! What the tests share: one seeded generator and the reference
+//! computations every accuracy test compares against.
+//!
+//! Used by the integration tests (`tests/momenta`), by the crate's unit
+//! tests and by the benches, each through a `#[path]` module. It needs only
+//! `core` and `alloc`, so it compiles inside the `no_std` crate too.
+
+#![allow(dead_code, reason = "each user takes a part of it")]
+#![allow(
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss,
+    reason = "test data: the casts are of small integers on purpose"
+)]
+
+use alloc::vec::Vec;
+
+/// splitmix64: a tiny deterministic generator.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform value in `[0, 1)`, a multiple of 2⁻⁵³.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A uniform value in `[-1, 1)`, a multiple of 2⁻⁵².
+    pub fn signed_unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+
+    /// A uniform integer in `[-2^20, 2^20)`.
+    pub fn k20(&mut self) -> i64 {
+        (self.next_u64() >> 43) as i64 - (1 << 20)
+    }
+
+    /// `n` values `offset + spread · U[0, 1)`.
+    pub fn vec(&mut self, n: usize, offset: f64, spread: f64) -> Vec<f64> {
+        (0..n).map(|_| offset + spread * self.unit()).collect()
+    }
+}
+
+/// The naive two-pass statistics in `f64`: the mean by a plain sum, then
+/// M2 = Σ(x − mean)².
+pub fn two_pass(xs: &[f64]) -> (f64, f64) {
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
+}
+
+/// `|a − b| / |b|`.
+pub fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+/// Runs `f` on a rayon pool of `threads` threads.
+#[cfg(feature = "rayon")]
+pub fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+        .install(f)
+}
+
+/// Exact sums of integers `k` for data `base + k·2^-bits`:
+/// mean = base + Σk/(n·2^bits), M2 = (nΣk² − (Σk)²)/(n·2^(2·bits)).
+#[derive(Clone, Copy, Default)]
+pub struct Exact {
+    pub n: u128,
+    pub sum: u128,
+    pub sum_sq: u128,
+}
+
+impl Exact {
+    /// Counts one more `k`.
+    pub fn add(&mut self, k: u64) {
+        self.n += 1;
+        self.sum += u128::from(k);
+        self.sum_sq += u128::from(k) * u128::from(k);
+    }
+
+    /// M2, rounded once.
+    pub fn m2(&self, bits: i32) -> f64 {
+        let num = self.n * self.sum_sq - self.sum * self.sum;
+        num as f64 / self.n as f64 / 2f64.powi(2 * bits)
+    }
+
+    /// mean − base, rounded once.
+    pub fn mean_offset(&self, bits: i32) -> f64 {
+        self.sum as f64 / self.n as f64 / 2f64.powi(bits)
+    }
+}
+
+/// `n` values `1e9 + k·2^-20` with `k` uniform in `[0, 2^20)` (so
+/// `x ∈ 1e9 + [0, 1)`), and the exact sums of the `k`.
+pub fn big_offset_data(n: usize, seed: u64) -> (Vec<f64>, Exact) {
+    let mut rng = SplitMix(seed);
+    let mut exact = Exact::default();
+    let xs = (0..n)
+        .map(|_| {
+            let k = rng.next_u64() >> 44;
+            exact.add(k);
+            1e9 + k as f64 / (1u64 << 20) as f64
+        })
+        .collect();
+    (xs, exact)
+}
