@@ -80,10 +80,15 @@ impl<F: Float> Moments<F> {
         // near u64::MAX.
         self.count = self.count.saturating_add(1);
         let n = F::from_count(self.count);
+        // The reciprocal depends only on the count, so it is computed off
+        // the update's dependency chain (offset → d → offset), which is
+        // then a subtraction, a multiplication and an addition instead of
+        // waiting on a division.
+        let inv = F::one() / n;
         let y = x - self.shift;
         let d = y - self.offset;
         if d.is_finite() {
-            self.offset = self.offset + d / n;
+            self.offset = self.offset + d * inv;
             self.m2 = self.m2 + d * (y - self.offset);
             if self.shift_is_stale(n) {
                 self.rebase();
