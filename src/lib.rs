@@ -66,7 +66,11 @@
 //! One policy, on every type and method:
 //!
 //! - **Empty → `None`.** A statistic that needs two values (the sample
-//!   variance) is `None` below two.
+//!   variance) is `None` below two. The one exception is a per-channel
+//!   vector ([`batchnorm::BatchStats::mean`] and its siblings): a vector has
+//!   one value per channel and no room for `None`, so a channel with no
+//!   values reads NaN there (0/0), `count()` is 0, and every fallible use
+//!   of such statistics (a running update, a normalizer) is an `Err`.
 //! - **NaN and ±∞ propagate.** A NaN pushed into a cumulative statistic makes
 //!   it NaN; nothing panics on it. A moving window recovers once the NaN has
 //!   left the window.
@@ -102,7 +106,7 @@
 //! | momentum < 0, > 1, NaN or ±∞ | `Err` ([`ErrorKind::InvalidParameter`], naming `momentum`) |
 //! | a non-finite initial value for [`Ema::with_initial`] | `Err` |
 //! | eps < 0, NaN or ∞; cuDNN eps below 1e-5 | `Err` |
-//! | a tensor with no images or no channels | valid and empty; a running update from it is an `Err` |
+//! | a tensor with no images or no channels | valid and empty: per-channel values read NaN; a running update from it is an `Err` |
 //! | a layout whose size overflows `usize`, or a slice of the wrong length | `Err` ([`ErrorKind::Overflow`], [`ErrorKind::LengthMismatch`]) |
 //! | corrupt serialized state | a deserialization error naming the broken invariant |
 //!

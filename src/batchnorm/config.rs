@@ -250,7 +250,7 @@ impl<F: Float> BnConfig<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn with_eps(self, eps: F) -> Result<Self, Error> {
-        check_eps(eps, self.min_eps)?;
+        super::checks::eps_at_least(eps, self.min_eps)?;
         Ok(Self { eps, ..self })
     }
 
@@ -315,18 +315,6 @@ impl<F: Float> BnConfig<F> {
     }
 }
 
-fn check_eps<F: Float>(eps: F, min_eps: F) -> Result<(), Error> {
-    super::normalize::check_eps(eps)?;
-    if eps < min_eps {
-        return Err(Error::parameter(
-            "eps",
-            eps.as_f64(),
-            "at least CUDNN_BN_MIN_EPSILON = 1e-5 for cuDNN",
-        ));
-    }
-    Ok(())
-}
-
 /// The serialized form of a [`BnConfig`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -347,7 +335,7 @@ impl<F: Float> TryFrom<BnConfigState<F>> for BnConfig<F> {
                 s.min_eps
             )));
         }
-        check_eps(s.eps, s.min_eps)?;
+        super::checks::eps_at_least(s.eps, s.min_eps)?;
         Ok(Self {
             momentum: s.momentum.validate()?,
             eps: s.eps,

@@ -3,24 +3,9 @@
 
 use alloc::vec::Vec;
 
-use super::RunningStats;
 use super::normalize::{scales, widen};
+use super::{RunningStats, checks};
 use crate::{Error, Float};
-
-fn check_beta<F>(beta: Option<&[F]>, channels: usize) -> Result<(), Error> {
-    match beta {
-        Some(b) if b.len() != channels => Err(Error::length("beta", channels, b.len())),
-        _ => Ok(()),
-    }
-}
-
-fn check_var<F>(var: &[F], channels: usize) -> Result<(), Error> {
-    if var.len() == channels {
-        Ok(())
-    } else {
-        Err(Error::length("variance", channels, var.len()))
-    }
-}
 
 fn beta_at<F: Float>(beta: Option<&[F]>, c: usize) -> f64 {
     beta.and_then(|b| b.get(c)).map_or(0.0, |b| b.as_f64())
@@ -54,8 +39,8 @@ pub fn scale_shift<F: Float>(
     beta: Option<&[F]>,
 ) -> Result<(Vec<F>, Vec<F>), Error> {
     let channels = mean.len();
-    check_var(var, channels)?;
-    check_beta(beta, channels)?;
+    checks::channel_len("variance", var, channels)?;
+    checks::optional_channel_len("beta", beta, channels)?;
     let s = scales(&widen(var), eps, gamma)?;
     let shift = mean
         .iter()
@@ -103,8 +88,8 @@ pub fn fold_linear<F: Float>(
     beta: Option<&[F]>,
 ) -> Result<(), Error> {
     let channels = mean.len();
-    check_var(var, channels)?;
-    check_beta(beta, channels)?;
+    checks::channel_len("variance", var, channels)?;
+    checks::optional_channel_len("beta", beta, channels)?;
     if bias.len() != channels {
         return Err(Error::length("bias", channels, bias.len()));
     }

@@ -34,6 +34,18 @@
 //!
 //! Normalization always uses the biased batch variance.
 //!
+//! # Where each piece lives
+//!
+//! | file | holds |
+//! |---|---|
+//! | `layout.rs` | [`Layout`] |
+//! | `batch_stats.rs` | [`BatchStats`]: computing, reading, merging, serde |
+//! | `config.rs` | [`BnConfig`], [`VarianceCorrection`], the presets |
+//! | `running.rs` | [`RunningStats`]: state, update, serde |
+//! | `normalize.rs` | [`Normalizer`], [`normalize`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
+//! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
+//! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
+//!
 //! # Example
 //!
 //! ```
@@ -57,6 +69,7 @@
 //! ```
 
 mod batch_stats;
+mod checks;
 mod config;
 mod fold;
 mod layout;

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::{BatchStats, Layout, RunningStats};
+use super::{BatchStats, Layout, RunningStats, checks};
 use crate::{Error, Float};
 
 /// Per-channel parameters of a normalization, precomputed once:
@@ -46,34 +46,14 @@ pub struct Normalizer<F> {
     beta: Vec<F>,
 }
 
-fn check_len<F>(what: &'static str, v: Option<&[F]>, channels: usize) -> Result<(), Error> {
-    match v {
-        Some(v) if v.len() != channels => Err(Error::length(what, channels, v.len())),
-        _ => Ok(()),
-    }
-}
-
-/// Checks an epsilon: finite and non-negative.
-pub(super) fn check_eps<F: Float>(eps: F) -> Result<(), Error> {
-    if eps >= F::zero() && eps.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::parameter(
-            "eps",
-            eps.as_f64(),
-            "finite and non-negative",
-        ))
-    }
-}
-
 /// `γ/√(var + eps)` per channel, in `f64`, after checking every argument.
 pub(super) fn scales<F: Float>(
     var: &[f64],
     eps: F,
     gamma: Option<&[F]>,
 ) -> Result<Vec<f64>, Error> {
-    check_eps(eps)?;
-    check_len("gamma", gamma, var.len())?;
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, var.len())?;
     if let Some(&v) = var.iter().find(|v| **v < 0.0) {
         return Err(Error::parameter("variance", v, "non-negative"));
     }
@@ -120,7 +100,7 @@ impl<F: Float> Normalizer<F> {
         gamma: Option<&[F]>,
         beta: Option<&[F]>,
     ) -> Result<Self, Error> {
-        check_len("variance", Some(var), mean.len())?;
+        checks::channel_len("variance", var, mean.len())?;
         Self::from_f64(&widen(mean), &widen(var), eps, gamma, beta)
     }
 
@@ -133,8 +113,8 @@ impl<F: Float> Normalizer<F> {
         beta: Option<&[F]>,
     ) -> Result<Self, Error> {
         let channels = mean.len();
-        check_len("variance", Some(var), channels)?;
-        check_len("beta", beta, channels)?;
+        checks::channel_len("variance", var, channels)?;
+        checks::optional_channel_len("beta", beta, channels)?;
         let scale = scales(var, eps, gamma)?;
         let mean_hi: Vec<F> = mean.iter().map(|&m| F::from_f64(m)).collect();
         let mean_lo = mean
