@@ -1,15 +1,16 @@
 //! Synchronized BatchNorm: several workers each compute the statistics of
-//! their shard of the batch, the statistics are merged (one exchange of
-//! count, mean and M2 per channel), and one set of running statistics is
-//! updated — with the same result as a single worker seeing the whole
-//! batch.
+//! their shard of the batch, send them as plain data (`to_parts`: the count
+//! and three `f64` vectors, what an MPI all-gather or a socket carries),
+//! the statistics are rebuilt (`from_parts`) and merged, and one set of
+//! running statistics is updated — with the same result as a single worker
+//! seeing the whole batch. The exchange is lossless, also for `f32`.
 //!
 //! Run with `cargo run --example sync_batchnorm`.
 
 use std::sync::mpsc;
 use std::thread;
 
-use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
 
 /// A small deterministic generator (splitmix64), uniform in [0, 1).
 fn uniform(state: &mut u64) -> f32 {
@@ -41,10 +42,8 @@ fn main() -> Result<(), momenta::Error> {
             s.spawn(move || {
                 let layout = Layout::nchw(images.len(), c, h, w)?;
                 let stats = BatchStats::<f32>::compute(shard, layout)?;
-                // Between processes, send (count, mean, M2) per channel and
-                // rebuild with `BatchStats::from_parts`; threads can send
-                // the statistics themselves, which keeps their f64 state.
-                let msg = (rank, stats);
+                // Plain data, as it would cross a process boundary.
+                let msg: (usize, BatchStatsParts) = (rank, stats.to_parts());
                 tx.send(msg).ok();
                 Ok::<(), momenta::Error>(())
             });
@@ -52,8 +51,12 @@ fn main() -> Result<(), momenta::Error> {
     });
     drop(tx);
 
-    let mut received: Vec<_> = rx.iter().collect();
-    received.sort_by_key(|m| m.0);
+    let mut messages: Vec<_> = rx.iter().collect();
+    messages.sort_by_key(|m| m.0);
+    let received = messages
+        .into_iter()
+        .map(|(rank, parts)| Ok((rank, BatchStats::<f32>::from_parts(parts)?)))
+        .collect::<Result<Vec<_>, momenta::Error>>()?;
     let mut merged = BatchStats::<f32>::new(c);
     for (rank, stats) in &received {
         println!(

@@ -5,8 +5,21 @@
 /// Every accumulator also has inherent `push` and `extend_from_slice`
 /// methods, so the trait is only needed in generic code and for tuple
 /// bundles: a tuple `(A, B)`, `(A, B, C)` or `(A, B, C, D)` of accumulators
-/// over the same `F` is itself an accumulator that feeds each value to every
-/// member, so several statistics go through the data in one pass.
+/// of the same input type is itself an accumulator that feeds each value to
+/// every member, so several statistics go through the data in one pass.
+///
+/// [`Mean<f64>`](crate::Mean) and [`Variance<f64>`](crate::Variance) are
+/// also `Accumulator<f32>`, so a bundle of them takes `f32` data and keeps
+/// `f64` statistics:
+///
+/// ```
+/// use momenta::{Accumulator, Mean, Variance};
+/// let mut stats = (Mean::<f64>::new(), Variance::<f64>::new());
+/// stats.extend_from_slice(&[0.5_f32, 1.5, 2.5]);
+/// stats.push(3.5_f32);
+/// assert_eq!(stats.0.mean(), Some(2.0));
+/// assert_eq!(stats.1.population_variance(), Some(1.25));
+/// ```
 ///
 /// # Example
 ///
@@ -128,6 +141,21 @@ macro_rules! impl_accumulator {
                 for &x in iter {
                     $ty::push(self, x);
                 }
+            }
+        }
+    };
+    // `f32` data into the `f64` accumulator of a type whose
+    // `extend_from_slice` takes either float, so that a bundle of `f64`
+    // accumulators takes `f32` data (exactly: every `f32` is an `f64`).
+    ($ty:ident, f32_into_f64) => {
+        impl $crate::Accumulator<f32> for $ty<f64> {
+            #[inline]
+            fn push(&mut self, x: f32) {
+                $ty::push(self, f64::from(x));
+            }
+
+            fn extend_from_slice(&mut self, xs: &[f32]) {
+                $ty::extend_from_slice(self, xs);
             }
         }
     };

@@ -133,6 +133,20 @@ impl Float for f64 {
     }
 }
 
+/// `x` as an `F`, if `F` holds it exactly (NaN and ±∞ included): how
+/// `from_parts` takes back the `f64` fields `to_parts` gave out.
+pub(crate) fn exactly<F: Float>(name: &str, x: f64) -> Result<F, crate::Error> {
+    let y = F::from_f64(x);
+    if y.as_f64().to_bits() == x.to_bits() || x.is_nan() {
+        Ok(y)
+    } else {
+        Err(crate::Error::state(alloc::format!(
+            "{name} must be representable in {}, got {x}",
+            core::any::type_name::<F>()
+        )))
+    }
+}
+
 /// `max(x, 0)` that lets NaN through (`f64::max` would turn NaN into 0).
 #[inline]
 pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {

@@ -47,6 +47,29 @@
 //! two, three or four accumulators are themselves an [`Accumulator`] and,
 //! when every member merges, a [`Merge`].
 //!
+//! # `f32` data, `f64` statistics
+//!
+//! The slice constructors take `f32` or `f64` data for either accumulator,
+//! so name the accumulator's type — `Variance::<f64>::from_slice(&xs)` or
+//! `let v: Variance<f64> = Variance::from_slice(&xs);` — since it cannot be
+//! inferred from the data's (bare `Variance::from_slice(&xs)` is "type
+//! annotations needed"). `push` takes the accumulator's own type: push an
+//! `f32` into a `Variance<f64>` with `v.push(x.into())`. `Mean<f64>` and
+//! `Variance<f64>` are also `Accumulator<f32>`, so a bundle of them takes
+//! `f32` data. Statistics travel between processes as plain `f64` parts
+//! ([`Variance::to_parts`], [`VarianceParts`]), losslessly.
+//!
+//! ```
+//! use momenta::{Accumulator, Mean, Variance};
+//!
+//! let xs = [1.0_f32, 2.0, 3.0, 6.0];
+//! let v = Variance::<f64>::from_slice(&xs);
+//! let mut both = (Mean::<f64>::new(), Variance::<f64>::new());
+//! both.extend_from_slice(&xs);
+//! assert_eq!(both.1, v);
+//! assert_eq!(both.0.mean(), Some(3.0));
+//! ```
+//!
 //! # Momentum conventions
 //!
 //! "Momentum" means the weight of the *old* value in Keras and TensorFlow and
@@ -169,7 +192,7 @@ mod windows;
 mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use cumulative::{Mean, Variance};
+pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;

@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use super::Layout;
 use crate::cumulative::moments::Moments;
-use crate::{Error, Float, Merge};
+use crate::{Error, Float, Merge, VarianceParts};
 
 /// Per-channel count, mean and sum of squared deviations (M2) of one batch,
 /// computed in one pass over the data.
@@ -13,19 +13,23 @@ use crate::{Error, Float, Merge};
 /// `f64` and every channel's state is kept in `f64` (shift, mean offset,
 /// M2), so [`BatchStats::<f32>`](BatchStats) of `f32` activations is as
 /// accurate as the data allows (no `E[x²] − E[x]²` cancellation) and
-/// statistics merged across ranks lose nothing to `f32` rounding. The
-/// getters round to `F` once.
+/// statistics merged across ranks lose nothing to `f32` rounding, provided
+/// they travel as [`to_parts`](BatchStats::to_parts). The getters round to
+/// `F` once.
 ///
 /// # Synchronized BatchNorm
 ///
 /// [`merge`](Merge::merge) is Chan's formula: each rank computes its
-/// `BatchStats` on its shard, the ranks exchange one `(count, mean, M2)`
-/// triple per channel ([`count`](BatchStats::count),
-/// [`mean`](BatchStats::mean),
-/// [`sum_squared_deviations`](BatchStats::sum_squared_deviations) out,
-/// [`from_parts`](BatchStats::from_parts) in), and merging gives the whole
-/// batch's statistics exactly (up to rounding) — no second pass over the
-/// data for the variance. Averaging per-rank means and variances with equal
+/// `BatchStats` on its shard, the ranks exchange their state
+/// ([`to_parts`](BatchStats::to_parts) out: the count and three `f64`
+/// vectors, [`from_parts`](BatchStats::from_parts) in), and merging gives
+/// the whole batch's statistics exactly (up to rounding) — no second pass
+/// over the data for the variance. The exchange is lossless: the merged
+/// statistics are bit for bit those of one process merging the same
+/// shards. (Exchanging the rounded getters — `count`, `mean`,
+/// `sum_squared_deviations` into [`from_mean_m2`](BatchStats::from_mean_m2)
+/// — rounds each mean to `F`: for `f32` data with a mean 10⁶ times its
+/// spread, the merged variance is then percents off.) Averaging per-rank means and variances with equal
 /// weights, a known porting bug, is wrong whenever shards differ in size or
 /// in mean.
 ///
@@ -163,11 +167,116 @@ impl<F: Float> BatchStats<F> {
         Ok(Self::from_moments(layout.count_per_channel(), moments))
     }
 
-    /// Statistics received from elsewhere — another rank of a synchronized
-    /// BatchNorm — as one `(count, mean, M2)` triple per channel, where
-    /// `M2 = Σ(x − mean)²` is what
+    /// The whole state as plain data — one `f64` vector per field, what an
+    /// MPI all-gather or a socket wants — to rebuild on another rank with
+    /// [`from_parts`](BatchStats::from_parts) and merge there.
+    ///
+    /// Lossless for either `F`: the parts are the internal `f64` moments
+    /// of every channel (shift included), not the means rounded to `F`, so
+    /// statistics of `f32` data merged across ranks equal, bit for bit,
+    /// those of one process merging the same shards. NaN and ±∞ states and
+    /// the [poisoned](BatchStats::is_poisoned) flag round-trip too.
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let local = BatchStats::<f32>::compute(&[1.0_f32, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
+    /// let remote = BatchStats::<f32>::compute(&[10.0_f32, 11.0, 12.0], Layout::nc(3, 1)?)?;
+    /// // The other rank sends `remote.to_parts()`; this rank rebuilds it.
+    /// let received = BatchStats::<f32>::from_parts(remote.to_parts())?;
+    /// assert_eq!(received, remote);
+    /// let mut all = local.clone();
+    /// all.merge(&received);
+    /// assert_eq!((all.mean()[0], all.variance()[0]), (6.0, 16.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_parts(&self) -> BatchStatsParts {
+        let channels = self.moments.iter().map(VarianceParts::of);
+        BatchStatsParts {
+            count: self.count,
+            shift: channels.clone().map(|p| p.shift).collect(),
+            offset: channels.clone().map(|p| p.offset).collect(),
+            m2: channels.map(|p| p.m2).collect(),
+            poisoned: self.poisoned,
+        }
+    }
+
+    /// Rebuilds the statistics [`to_parts`](BatchStats::to_parts)
+    /// described (of either float type: the parts are the same for
+    /// `BatchStats<f32>` and `BatchStats<f64>`). The result equals the
+    /// original and merges bit for bit as it would.
+    ///
+    /// This replaces `from_parts(count, mean, m2)` of 0.1.0, whose means
+    /// were rounded to `F` and cost a `BatchStats<f32>` exchanged that way
+    /// its `f64` accuracy; that constructor is now
+    /// [`from_mean_m2`](BatchStats::from_mean_m2), for statistics that
+    /// come from elsewhere.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    ///   naming `offset` or `m2` when the vectors differ in length from
+    ///   `shift`;
+    /// - [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState),
+    ///   naming the broken invariant, when a channel's `m2` is negative,
+    ///   when `count` is 0 and a field is not 0, or when `count` is 1 and
+    ///   an `m2` is neither 0 nor NaN.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, BatchStatsParts};
+    /// let parts = BatchStatsParts {
+    ///     count: 2,
+    ///     shift: vec![1.0, 5.0],
+    ///     offset: vec![0.5, 0.0],
+    ///     m2: vec![0.5, 2.0],
+    ///     poisoned: false,
+    /// };
+    /// let s = BatchStats::<f64>::from_parts(parts.clone())?;
+    /// assert_eq!(s.mean(), &[1.5, 5.0]);
+    /// assert_eq!(s.to_parts(), parts);
+    ///
+    /// let bad = BatchStatsParts { m2: vec![0.5, -2.0], ..parts };
+    /// let err = BatchStats::<f64>::from_parts(bad).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -2");
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn from_parts(parts: BatchStatsParts) -> Result<Self, Error> {
+        let channels = parts.shift.len();
+        if parts.offset.len() != channels {
+            return Err(Error::length("offset", channels, parts.offset.len()));
+        }
+        if parts.m2.len() != channels {
+            return Err(Error::length("m2", channels, parts.m2.len()));
+        }
+        let count = parts.count;
+        let moments = parts
+            .shift
+            .into_iter()
+            .zip(parts.offset)
+            .zip(parts.m2)
+            .map(|((shift, offset), m2)| {
+                VarianceParts {
+                    count,
+                    shift,
+                    offset,
+                    m2,
+                }
+                .moments()
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Self::restored(parts.count, moments, parts.poisoned))
+    }
+
+    /// Statistics received from elsewhere — another library, or a
+    /// framework's per-rank statistics — as one `(count, mean, M2)` triple
+    /// per channel, where `M2 = Σ(x − mean)²` is what
     /// [`sum_squared_deviations`](BatchStats::sum_squared_deviations) gives.
     /// With `count` 0 the means and M2 must all be 0.
+    ///
+    /// The means are rounded to `F`, which costs digits when the mean is
+    /// far larger than the spread: between ranks of this crate exchange
+    /// [`to_parts`](BatchStats::to_parts) instead, which is lossless.
     ///
     /// # Errors
     ///
@@ -182,13 +291,13 @@ impl<F: Float> BatchStats<F> {
     /// use momenta::batchnorm::{BatchStats, Layout};
     /// let local = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
     /// // What the other rank sent: its count, means and M2.
-    /// let remote = BatchStats::from_parts(3, &[11.0], &[2.0])?;
+    /// let remote = BatchStats::from_mean_m2(3, &[11.0], &[2.0])?;
     /// let mut all = local.clone();
     /// all.merge(&remote);
     /// assert_eq!((all.mean()[0], all.variance()[0]), (6.0, 16.5));
     /// # Ok::<(), momenta::Error>(())
     /// ```
-    pub fn from_parts(count: u64, mean: &[F], m2: &[F]) -> Result<Self, Error> {
+    pub fn from_mean_m2(count: u64, mean: &[F], m2: &[F]) -> Result<Self, Error> {
         if mean.len() != m2.len() {
             return Err(Error::length("m2", mean.len(), m2.len()));
         }
@@ -206,6 +315,42 @@ impl<F: Float> BatchStats<F> {
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Self::from_moments(count, moments))
+    }
+
+    /// The same statistics with getters in another float type: lossless,
+    /// since the state is `f64` whatever `F` is (only the getters round).
+    /// `From` converts between `BatchStats<f32>` and `BatchStats<f64>`
+    /// the same way.
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// // 0.1_f32 is not 0.1: the f64 getters show it.
+    /// let s = BatchStats::<f32>::compute(&[0.1_f32, 0.1], Layout::nc(2, 1)?)?;
+    /// let wide: BatchStats<f64> = s.convert();
+    /// assert_eq!(wide.mean(), &[f64::from(0.1_f32)]);
+    /// assert_eq!(wide.convert::<f32>(), s);
+    /// assert_eq!(BatchStats::<f64>::from(s.clone()), wide);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn convert<G: Float>(&self) -> BatchStats<G> {
+        BatchStats::restored(self.count, self.moments.clone(), self.poisoned)
+    }
+
+    /// Statistics from restored moments (already validated), poisoned or
+    /// not.
+    fn restored(count: u64, moments: Vec<Moments<f64>>, poisoned: bool) -> Self {
+        let mut out = Self::from_moments(count, moments);
+        if poisoned {
+            out.poison();
+        }
+        out
+    }
+
+    /// Marks the statistics poisoned; their means read NaN.
+    fn poison(&mut self) {
+        self.poisoned = true;
+        self.mean.iter_mut().for_each(|m| *m = F::nan());
     }
 
     /// The number of channels.
@@ -425,10 +570,81 @@ impl<F: Float> Merge for BatchStats<F> {
     /// ```
     fn merge(&mut self, other: &Self) {
         if self.try_merge(other).is_err() {
-            self.poisoned = true;
-            self.mean.iter_mut().for_each(|m| *m = F::nan());
+            self.poison();
         }
     }
+}
+
+impl From<BatchStats<f32>> for BatchStats<f64> {
+    /// Lossless: see [`BatchStats::convert`].
+    ///
+    /// ```
+    /// use momenta::batchnorm::BatchStats;
+    /// let s = BatchStats::<f64>::from(BatchStats::<f32>::new(2));
+    /// assert_eq!(s.channels(), 2);
+    /// ```
+    fn from(s: BatchStats<f32>) -> Self {
+        Self::restored(s.count, s.moments, s.poisoned)
+    }
+}
+
+impl From<BatchStats<f64>> for BatchStats<f32> {
+    /// Lossless (the state stays `f64`; only the getters round to `f32`):
+    /// see [`BatchStats::convert`].
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[0.1, 0.2], Layout::nc(2, 1)?)?;
+    /// let narrow = BatchStats::<f32>::from(s.clone());
+    /// assert_eq!(narrow.mean(), &[0.15_f32]);
+    /// assert_eq!(BatchStats::<f64>::from(narrow), s);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    fn from(s: BatchStats<f64>) -> Self {
+        Self::restored(s.count, s.moments, s.poisoned)
+    }
+}
+
+/// The whole state of a [`BatchStats`] as plain data, one `f64` vector per
+/// field with one entry per channel: what [`BatchStats::to_parts`] gives
+/// and [`BatchStats::from_parts`] takes. Channel `c` is the
+/// [`VarianceParts`] `{ count, shift[c], offset[c], m2[c] }`: its mean is
+/// `shift[c] + offset[c]`, computed in `f64` from the data.
+///
+/// The same parts describe a `BatchStats<f32>` and a `BatchStats<f64>`.
+/// For one flat buffer, send `shift`, `offset` and `m2` one after the
+/// other, with `count` and `poisoned` beside them.
+///
+/// # Example
+///
+/// ```
+/// use momenta::Merge;
+/// use momenta::batchnorm::{BatchStats, BatchStatsParts, Layout};
+///
+/// // Two ranks of a synchronized BatchNorm, three channels each (NC).
+/// let rank0 = BatchStats::<f32>::compute(&[1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], Layout::nc(2, 3)?)?;
+/// let rank1 = BatchStats::<f32>::compute(&[7.0_f32, 8.0, 9.0], Layout::nc(1, 3)?)?;
+/// let sent: BatchStatsParts = rank1.to_parts();
+/// assert_eq!(sent.shift.len(), 3);
+/// let mut all = rank0.clone();
+/// all.merge(&BatchStats::from_parts(sent)?);
+/// assert_eq!(all.mean(), &[4.0, 5.0, 6.0]);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct BatchStatsParts {
+    /// The number of values per channel.
+    pub count: u64,
+    /// Per channel, a reference point taken from the data.
+    pub shift: Vec<f64>,
+    /// Per channel, the mean minus the shift.
+    pub offset: Vec<f64>,
+    /// Per channel, the sum of squared deviations from the mean.
+    pub m2: Vec<f64>,
+    /// Whether the statistics were merged with others of a different
+    /// channel count (see [`BatchStats::is_poisoned`]).
+    pub poisoned: bool,
 }
 
 /// The serialized form: the count, the raw `f64` moments of every channel
@@ -456,12 +672,7 @@ impl<F: Float> TryFrom<BatchStatsState> for BatchStats<F> {
                 )));
             }
         }
-        let mut out = Self::from_moments(s.count, s.moments);
-        if s.poisoned {
-            out.poisoned = true;
-            out.mean.iter_mut().for_each(|m| *m = F::nan());
-        }
-        Ok(out)
+        Ok(Self::restored(s.count, s.moments, s.poisoned))
     }
 }
 
@@ -522,13 +733,13 @@ mod tests {
     }
 
     #[test]
-    fn from_parts_validates() {
-        assert!(BatchStats::<f64>::from_parts(3, &[1.0], &[-1.0]).is_err());
-        assert!(BatchStats::<f64>::from_parts(3, &[1.0, 2.0], &[1.0]).is_err());
-        assert!(BatchStats::<f64>::from_parts(0, &[1.0], &[0.0]).is_err());
-        assert!(BatchStats::<f64>::from_parts(1, &[1.0], &[0.5]).is_err());
-        assert!(BatchStats::<f64>::from_parts(0, &[0.0], &[0.0]).is_ok());
-        assert!(BatchStats::<f64>::from_parts(2, &[f64::NAN], &[f64::NAN]).is_ok());
+    fn from_mean_m2_validates() {
+        assert!(BatchStats::<f64>::from_mean_m2(3, &[1.0], &[-1.0]).is_err());
+        assert!(BatchStats::<f64>::from_mean_m2(3, &[1.0, 2.0], &[1.0]).is_err());
+        assert!(BatchStats::<f64>::from_mean_m2(0, &[1.0], &[0.0]).is_err());
+        assert!(BatchStats::<f64>::from_mean_m2(1, &[1.0], &[0.5]).is_err());
+        assert!(BatchStats::<f64>::from_mean_m2(0, &[0.0], &[0.0]).is_ok());
+        assert!(BatchStats::<f64>::from_mean_m2(2, &[f64::NAN], &[f64::NAN]).is_ok());
     }
 
     #[test]

@@ -146,10 +146,24 @@ impl<F: Float> BnConfig<F> {
     /// `momentum=0.99` (`Decay(0.99)`, evaluated as `r·m + b·(1 − m)`),
     /// `epsilon=1e-3`, biased running variance.
     ///
+    /// Keras computes `1 − m` from the Python float (in `f64`) and rounds
+    /// both weights to the variable's dtype: in `f32` the batch's weight is
+    /// `float32(1 − 0.99) = 0.0099999998`, not `1 − 0.99_f32 =
+    /// 0.0099999905`. [`RunningStats`](super::RunningStats) does the same
+    /// for any `Decay(β)`, taking the Python float to be the shortest
+    /// decimal that rounds to `β` (0.99 for `0.99_f32`), so
+    /// `with_momentum(Momentum::Decay(0.9))` ports `momentum=0.9` too.
+    ///
     /// ```
     /// use momenta::Momentum;
-    /// let c = momenta::batchnorm::BnConfig::<f32>::keras();
+    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// let c = BnConfig::<f32>::keras();
     /// assert_eq!((c.momentum(), c.eps()), (Momentum::Decay(0.99), 1e-3));
+    ///
+    /// let mut r = RunningStats::new(1, c);
+    /// r.update(&BatchStats::compute(&[1.0_f32, 1.0], Layout::nc(2, 1)?)?)?;
+    /// assert_eq!(r.mean(), &[(1.0 - 0.99_f64) as f32]);
+    /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
     pub fn keras() -> Self {

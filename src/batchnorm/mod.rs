@@ -12,7 +12,8 @@
 //! - [`BatchStats`]: per-channel count, mean and M2 of a batch in one pass
 //!   (in `f64`), the biased and unbiased variance, the saved inverse
 //!   standard deviation, and an exact [`Merge`](crate::Merge) for
-//!   synchronized BatchNorm;
+//!   synchronized BatchNorm, whose ranks exchange [`BatchStatsParts`]
+//!   (lossless, plain `f64` vectors);
 //! - [`BnConfig`]: the presets [`pytorch`](BnConfig::pytorch),
 //!   [`keras`](BnConfig::keras), [`tf_fused`](BnConfig::tf_fused) and
 //!   [`cudnn`](BnConfig::cudnn), each with its momentum convention
@@ -67,6 +68,40 @@
 //! assert_eq!(running.batches_tracked(), 1);
 //! # Ok::<(), momenta::Error>(())
 //! ```
+//!
+//! # Synchronized BatchNorm
+//!
+//! Each rank computes the statistics of its shard and sends
+//! [`to_parts`](BatchStats::to_parts) — the count and three `f64` vectors
+//! per batch, the whole state — to the others (an all-gather); each rank
+//! rebuilds them with [`from_parts`](BatchStats::from_parts) and merges.
+//! The result is bit for bit what one process merging the shards gets, for
+//! `f32` statistics too. Sending the rounded means instead loses digits
+//! when the mean is far larger than the spread.
+//!
+//! ```
+//! use momenta::Merge;
+//! use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
+//!
+//! // Rank 0 holds 1 sample, rank 1 holds 3, of 2 channels each (NC).
+//! let shard0 = [1e4_f32, 0.5];
+//! let shard1 = [1e4 + 0.0078125, 1.5, 1e4 + 0.015625, 2.5, 1e4, 3.5];
+//! let mine = BatchStats::<f32>::compute(&shard1, Layout::nc(3, 2)?)?;
+//!
+//! // What rank 0 sent over the wire, and its rebuilt statistics.
+//! let received: BatchStatsParts =
+//!     BatchStats::<f32>::compute(&shard0, Layout::nc(1, 2)?)?.to_parts();
+//! let mut all = BatchStats::<f32>::from_parts(received)?;
+//! all.merge(&mine);
+//! assert_eq!(all.count(), 4);
+//! assert_eq!(all.mean()[1], 2.0);
+//! // Channel 0: 1e4 + {0, 1/128, 1/64, 0}, exactly; variance 11/2¹⁸.
+//! assert_eq!(all.variance()[0], 11.0 / 262_144.0);
+//!
+//! let mut running = RunningStats::new(2, BnConfig::pytorch());
+//! running.update(&all)?;
+//! # Ok::<(), momenta::Error>(())
+//! ```
 
 mod batch_stats;
 mod checks;
@@ -76,7 +111,7 @@ mod layout;
 mod normalize;
 mod running;
 
-pub use batch_stats::BatchStats;
+pub use batch_stats::{BatchStats, BatchStatsParts};
 pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
 pub use fold::{fold_linear, scale_shift};
 pub use layout::Layout;

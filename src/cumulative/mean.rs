@@ -1,8 +1,9 @@
 //! The cumulative mean.
 
 use super::moments::mean_step;
-use crate::Float;
 use crate::accumulator::impl_accumulator;
+use crate::float::exactly;
+use crate::{Error, Float};
 
 /// The arithmetic mean of every value pushed, in constant space.
 ///
@@ -68,6 +69,10 @@ impl<F: Float> Mean<F> {
     /// The mean of a slice of `f32` or `f64`, computed by the blocked
     /// kernels in `f64`.
     ///
+    /// Name the accumulator's float type (`Mean::<f64>::from_slice`, or a
+    /// typed binding): it cannot be inferred from the slice's, as
+    /// [`Variance::from_slice`](crate::Variance::from_slice) explains.
+    ///
     /// ```
     /// let m = momenta::Mean::<f64>::from_slice(&[1.0, 2.0, 3.0, 4.0]);
     /// assert_eq!(m.mean(), Some(2.5));
@@ -104,10 +109,19 @@ impl<F: Float> Mean<F> {
 
     /// Adds one value.
     ///
+    /// `push` takes the accumulator's own float type: push an `f32` into a
+    /// `Mean<f64>` with `m.push(x.into())` (see
+    /// [`Variance::push`](crate::Variance::push) for why `push` is not
+    /// generic).
+    ///
     /// ```
     /// let mut m = momenta::Mean::new();
     /// m.push(4.0);
     /// assert_eq!(m.mean(), Some(4.0));
+    ///
+    /// let mut wide = momenta::Mean::<f64>::new();
+    /// wide.push(0.5_f32.into());
+    /// assert_eq!(wide.mean(), Some(0.5));
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
@@ -166,6 +180,56 @@ impl<F: Float> Mean<F> {
         *self = Self::new();
     }
 
+    /// The whole state as plain `f64` data, to send to another process
+    /// and rebuild there with [`from_parts`](Mean::from_parts); lossless
+    /// for either `F`, NaN and ±∞ included.
+    ///
+    /// ```
+    /// use momenta::{Mean, MeanParts};
+    /// let m = Mean::<f32>::from_slice(&[1.0_f32, 2.0]);
+    /// assert_eq!(m.to_parts(), MeanParts { count: 2, mean: 1.5 });
+    /// assert_eq!(Mean::<f32>::from_parts(m.to_parts())?, m);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_parts(&self) -> MeanParts {
+        MeanParts {
+            count: self.count,
+            mean: self.mean.as_f64(),
+        }
+    }
+
+    /// Rebuilds the value [`to_parts`](Mean::to_parts) described; it
+    /// continues bit for bit as the original would.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) when
+    /// `count` is 0 and `mean` is not, or when `mean` is not representable
+    /// in `F`.
+    ///
+    /// ```
+    /// use momenta::{Mean, MeanParts};
+    /// let m = Mean::<f64>::from_parts(MeanParts { count: 4, mean: 2.5 })?;
+    /// assert_eq!(m.mean(), Some(2.5));
+    /// assert!(Mean::<f64>::from_parts(MeanParts { count: 0, mean: 1.0 }).is_err());
+    /// assert!(Mean::<f32>::from_parts(MeanParts { count: 1, mean: 0.1 }).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn from_parts(parts: MeanParts) -> Result<Self, Error> {
+        Self::validated(parts.count, exactly("mean", parts.mean)?)
+    }
+
+    /// The state `(count, mean)`, if it is one a `Mean` can be in.
+    fn validated(count: u64, mean: F) -> Result<Self, Error> {
+        if count == 0 && mean != F::zero() {
+            return Err(Error::state(alloc::format!(
+                "count is 0 but mean is {mean}"
+            )));
+        }
+        Ok(Self { count, mean })
+    }
+
     fn absorb(&mut self, count: u64, mean: F) {
         if count == 0 {
             return;
@@ -198,6 +262,29 @@ impl<F: Float> crate::Merge for Mean<F> {
 }
 
 impl_accumulator!(Mean, from_iter);
+impl_accumulator!(Mean, f32_into_f64);
+
+/// The whole state of a [`Mean`] as plain `f64` data, for any transport:
+/// what [`Mean::to_parts`] gives and [`Mean::from_parts`] takes.
+///
+/// # Example
+///
+/// ```
+/// use momenta::{Mean, MeanParts, Merge};
+/// let parts = MeanParts { count: 3, mean: 2.0 }; // received from elsewhere
+/// let mut m = Mean::<f64>::from_slice(&[10.0]);
+/// m.merge(&Mean::from_parts(parts)?);
+/// assert_eq!(m.mean(), Some(4.0));
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MeanParts {
+    /// The number of values.
+    pub count: u64,
+    /// Their mean (0 when `count` is 0).
+    pub mean: f64,
+}
 
 /// The serialized form of [`Mean`], validated on the way in.
 #[cfg(feature = "serde")]
@@ -211,16 +298,7 @@ struct MeanState<F> {
 impl<F: Float> TryFrom<MeanState<F>> for Mean<F> {
     type Error = crate::Error;
     fn try_from(s: MeanState<F>) -> Result<Self, Self::Error> {
-        if s.count == 0 && s.mean != F::zero() {
-            return Err(crate::Error::state(alloc::format!(
-                "count is 0 but mean is {}",
-                s.mean
-            )));
-        }
-        Ok(Self {
-            count: s.count,
-            mean: s.mean,
-        })
+        Self::validated(s.count, s.mean)
     }
 }
 

@@ -25,5 +25,5 @@ mod mean;
 pub(crate) mod moments;
 mod variance;
 
-pub use mean::Mean;
-pub use variance::Variance;
+pub use mean::{Mean, MeanParts};
+pub use variance::{Variance, VarianceParts};

@@ -1,8 +1,9 @@
 //! Mean and variance: Welford's update, Chan's merge.
 
 use super::moments::Moments;
-use crate::Float;
 use crate::accumulator::impl_accumulator;
+use crate::float::exactly;
+use crate::{Error, Float};
 
 /// Count, mean and variance of every value pushed, in constant space.
 ///
@@ -69,9 +70,29 @@ impl<F: Float> Variance<F> {
     /// kernels in `f64`: `Variance::<f64>::from_slice(&data_f32)` gives
     /// f64-accurate statistics of f32 data.
     ///
+    /// # Name the accumulator's float type
+    ///
+    /// The data's float type and the accumulator's are independent (either
+    /// accumulator takes either slice), so the compiler cannot infer one
+    /// from the other: `let v = Variance::from_slice(&xs);` alone is
+    /// error E0282/E0283, "type annotations needed". Write
+    /// `Variance::<f64>::from_slice(&xs)` or `let v: Variance<f64> = …`.
+    /// (It compiles without either when a later use fixes the type, e.g.
+    /// comparing `v.mean()` with `Some(2.5)`.)
+    ///
     /// ```
-    /// let v = momenta::Variance::<f64>::from_slice(&[1.0_f32, 2.0, 3.0, 4.0]);
+    /// use momenta::Variance;
+    /// let xs = [1.0_f32, 2.0, 3.0, 4.0];
+    /// let v = Variance::<f64>::from_slice(&xs);
     /// assert_eq!(v.population_variance(), Some(1.25));
+    /// let w: Variance<f32> = Variance::from_slice(&xs);
+    /// assert_eq!(w.population_variance(), Some(1.25));
+    /// ```
+    ///
+    /// ```compile_fail
+    /// // error[E0282]: type annotations needed
+    /// let v = momenta::Variance::from_slice(&[1.0_f64, 2.0]);
+    /// println!("{:?}", v.mean());
     /// ```
     #[must_use]
     pub fn from_slice<S: Float>(xs: &[S]) -> Self {
@@ -106,11 +127,25 @@ impl<F: Float> Variance<F> {
 
     /// Adds one value.
     ///
+    /// `push` takes the accumulator's own float type `F`. To push an `f32`
+    /// into a `Variance<f64>`, write `v.push(x.into())` (exact). `push` is
+    /// not generic over the input type, unlike
+    /// [`extend_from_slice`](Variance::extend_from_slice): the type of the
+    /// first value pushed is what fixes `F` in `let mut v =
+    /// Variance::new(); v.push(x);`, and a generic `push` would make that
+    /// "type annotations needed". (Generic code can also use
+    /// [`Accumulator<f32>`](crate::Accumulator), which `Variance<f64>`
+    /// implements.)
+    ///
     /// ```
     /// let mut v = momenta::Variance::new();
     /// v.push(1.0);
     /// v.push(3.0);
     /// assert_eq!(v.sample_variance(), Some(2.0));
+    ///
+    /// let mut wide = momenta::Variance::<f64>::new();
+    /// wide.push(0.1_f32.into());
+    /// assert_eq!(wide.mean(), Some(f64::from(0.1_f32)));
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
@@ -215,6 +250,120 @@ impl<F: Float> Variance<F> {
     pub fn reset(&mut self) {
         *self = Self::new();
     }
+
+    /// The whole state as plain `f64` data, to send to another process
+    /// and rebuild there with [`from_parts`](Variance::from_parts).
+    ///
+    /// Lossless for either `F`: the rebuilt value equals this one and
+    /// continues bit for bit as it would (later pushes and merges give
+    /// identical bits), NaN and ±∞ states included.
+    ///
+    /// ```
+    /// use momenta::{Merge, Variance};
+    /// let v = Variance::<f32>::from_slice(&[1e4_f32, 1e4 + 0.01, 1e4 + 0.02]);
+    /// let parts = v.to_parts();
+    /// assert_eq!(parts.count, 3);
+    /// // ... send `parts` (four numbers) to another rank ...
+    /// let mut there = Variance::<f32>::from_parts(parts)?;
+    /// assert_eq!(there, v);
+    /// there.merge(&v);
+    /// assert_eq!(there.count(), 6);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_parts(&self) -> VarianceParts {
+        VarianceParts::of(&self.moments)
+    }
+
+    /// Rebuilds the value [`to_parts`](Variance::to_parts) described.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState), naming
+    /// the broken invariant, when `m2` is negative, when `count` is 0 and
+    /// another field is not 0, when `count` is 1 and `m2` is neither 0 nor
+    /// NaN, or when a field is not representable in `F` (parts of a
+    /// `Variance<f64>` rebuilt as a `Variance<f32>`).
+    ///
+    /// ```
+    /// use momenta::{Variance, VarianceParts};
+    /// let v = Variance::<f64>::from_slice(&[1.0, 2.0, 4.0]);
+    /// assert_eq!(Variance::from_parts(v.to_parts())?, v);
+    ///
+    /// let bad = VarianceParts { count: 3, shift: 1.0, offset: 0.0, m2: -1.0 };
+    /// let err = Variance::<f64>::from_parts(bad).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -1");
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn from_parts(parts: VarianceParts) -> Result<Self, Error> {
+        parts.moments().map(|moments| Self { moments })
+    }
+}
+
+/// The whole state of a [`Variance`] — or of one channel of
+/// [`BatchStats`](crate::batchnorm::BatchStats) — as plain `f64` data, for
+/// any transport (MPI, a socket, a database row): what
+/// [`Variance::to_parts`] gives and [`Variance::from_parts`] takes.
+///
+/// The fields are the accumulator's internal moments, not a rounded mean:
+/// the mean is `shift + offset`, where the shift is a value taken from the
+/// data and the offset is small, so data like `1e4 + 0.01·U(0, 1)` keep
+/// their digits. Every field is exact for `Variance<f32>` too, so the
+/// exchange loses nothing; merge the rebuilt values, never the means.
+///
+/// # Example
+///
+/// ```
+/// use momenta::{Merge, Variance, VarianceParts};
+///
+/// // Each rank's statistics, as four numbers each.
+/// let sent: Vec<VarianceParts> = [&[1.0, 2.0, 3.0, 4.0, 5.0][..], &[10.0, 11.0, 12.0]]
+///     .iter()
+///     .map(|xs| Variance::<f64>::from_slice(xs).to_parts())
+///     .collect();
+/// let mut total = Variance::<f64>::new();
+/// for parts in sent {
+///     total.merge(&Variance::from_parts(parts)?);
+/// }
+/// assert_eq!(total.population_variance(), Some(16.5));
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct VarianceParts {
+    /// The number of values.
+    pub count: u64,
+    /// A reference point taken from the data (0 when `count` is 0).
+    pub shift: f64,
+    /// The mean minus the shift.
+    pub offset: f64,
+    /// The sum of squared deviations from the mean, Σ(x − mean)².
+    pub m2: f64,
+}
+
+impl VarianceParts {
+    /// The parts of `m`, exactly.
+    pub(crate) fn of<F: Float>(m: &Moments<F>) -> Self {
+        Self {
+            count: m.count,
+            shift: m.shift.as_f64(),
+            offset: m.offset.as_f64(),
+            m2: m.m2.as_f64(),
+        }
+    }
+
+    /// The moments these parts describe, validated as deserialized state
+    /// is, and held exactly by `F`.
+    pub(crate) fn moments<F: Float>(self) -> Result<Moments<F>, Error> {
+        let m = Moments {
+            count: self.count,
+            shift: exactly::<F>("shift", self.shift)?,
+            offset: exactly::<F>("offset", self.offset)?,
+            m2: exactly::<F>("m2", self.m2)?,
+        };
+        m.validate()?;
+        Ok(m)
+    }
 }
 
 impl<F: Float> crate::Merge for Variance<F> {
@@ -230,6 +379,7 @@ impl<F: Float> crate::Merge for Variance<F> {
 }
 
 impl_accumulator!(Variance, from_iter);
+impl_accumulator!(Variance, f32_into_f64);
 
 #[cfg(feature = "serde")]
 impl<F: Float> TryFrom<Moments<F>> for Variance<F> {

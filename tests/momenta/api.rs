@@ -2,10 +2,10 @@
 //! the accumulators have the std traits users expect, `Layout` is `Copy`,
 //! and `Error` is a `std::error::Error`.
 
-use momenta::batchnorm::{BatchStats, BnConfig, Layout, Normalizer, RunningStats};
+use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, Normalizer, RunningStats};
 use momenta::{
-    Accumulator, Ema, Error, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance,
-    Variance,
+    Accumulator, Ema, Error, EwVariance, Mean, MeanParts, Merge, Momentum, MovingAverage,
+    MovingVariance, Variance, VarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -27,6 +27,61 @@ fn every_type_is_send_sync_clone_debug() {
     shared::<Normalizer<f32>>();
     shared::<Layout>();
     shared::<Error>();
+    shared::<VarianceParts>();
+    shared::<MeanParts>();
+    shared::<BatchStatsParts>();
+    fn copy<T: Copy>() {}
+    copy::<VarianceParts>();
+    copy::<MeanParts>();
+}
+
+#[test]
+fn to_parts_and_from_parts_pair_up() {
+    let v = Variance::<f32>::from_slice(&[1.0_f32, 2.0]);
+    let _: Result<Variance<f32>, Error> = Variance::from_parts(v.to_parts());
+    let m = Mean::<f64>::from_slice(&[1.0]);
+    let _: Result<Mean<f64>, Error> = Mean::from_parts(m.to_parts());
+    let s = BatchStats::<f32>::new(2);
+    let _: Result<BatchStats<f64>, Error> = BatchStats::from_parts(s.to_parts());
+    let _: BatchStats<f64> = s.clone().into();
+    let _: BatchStats<f32> = BatchStats::<f64>::new(1).into();
+    let _: BatchStats<f64> = s.convert();
+}
+
+#[test]
+fn f64_accumulators_take_f32_data_alone_and_in_bundles() {
+    fn accumulator32<T: Accumulator<f32>>() {}
+    accumulator32::<Mean<f64>>();
+    accumulator32::<Variance<f64>>();
+    accumulator32::<Mean<f32>>();
+    accumulator32::<(Mean<f64>, Variance<f64>)>();
+
+    // 0.1 + k/8 in f32, k = 0..8: the bundle's statistics are those of the
+    // same values widened to f64 (naive two-pass formulas).
+    let xs: Vec<f32> = (0..8).map(|k| 0.1 + k as f32 / 8.0).collect();
+    let wide: Vec<f64> = xs.iter().map(|&x| f64::from(x)).collect();
+    let mean = wide.iter().sum::<f64>() / 8.0;
+    let m2: f64 = wide.iter().map(|x| (x - mean) * (x - mean)).sum();
+
+    let mut bundle = (Mean::<f64>::new(), Variance::<f64>::new());
+    bundle.extend_from_slice(&xs[..5]);
+    for &x in &xs[5..] {
+        bundle.push(x);
+    }
+    let (m, v) = &bundle;
+    assert_eq!(m.count(), 8);
+    assert!((m.mean().unwrap() - mean).abs() <= 1e-15);
+    assert!((v.mean().unwrap() - mean).abs() <= 1e-15);
+    assert!((v.population_variance().unwrap() - m2 / 8.0).abs() <= 1e-15);
+
+    // The inherent methods keep inferring the float type from the values.
+    let mut v = Variance::new();
+    v.push(1.0);
+    v.push(3.0);
+    assert_eq!(v.sample_variance(), Some(2.0));
+    let mut narrow = Variance::<f32>::new();
+    narrow.push(1.0);
+    assert_eq!(narrow.mean(), Some(1.0_f32));
 }
 
 #[test]
