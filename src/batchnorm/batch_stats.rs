@@ -45,7 +45,7 @@ use crate::{Error, Float, Merge, VarianceParts};
 /// use momenta::Merge;
 /// use momenta::batchnorm::{BatchStats, Layout};
 ///
-/// // Two ranks of a synchronized BatchNorm with one channel (V7).
+/// // Two ranks of a synchronized BatchNorm with one channel.
 /// let mut s = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
 /// let other = BatchStats::compute(&[10.0_f32, 11.0, 12.0], Layout::nc(3, 1)?)?;
 /// s.merge(&other);
@@ -125,7 +125,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// ```
     /// use momenta::batchnorm::{BatchStats, Layout};
-    /// // V2: x = [[2, 15, 2, 1], [2, 17, 2, 1], [−4, −2, −2, −1]], shape (N=3, C=4).
+    /// // PyTorch's BatchNorm1d(4) reference: x = [[2, 15, 2, 1], [2, 17, 2, 1], [−4, −2, −2, −1]], shape (N=3, C=4).
     /// let xs = [2.0, 15.0, 2.0, 1.0, 2.0, 17.0, 2.0, 1.0, -4.0, -2.0, -2.0, -1.0];
     /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(3, 4)?)?;
     /// assert_eq!(&s.mean()[..2], &[0.0, 10.0]);

@@ -53,7 +53,7 @@ use crate::{Error, Float, Momentum};
 /// ```
 /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
 ///
-/// // V3: BatchNorm1d(3) on x of shape (4, 3, 4), PyTorch defaults.
+/// // Values recorded from PyTorch: BatchNorm1d(3) on x of shape (4, 3, 4), defaults.
 /// let xs: Vec<f64> = (0..48).map(|i| f64::from(i % 12 + 1 + i / 12)).collect();
 /// let batch = BatchStats::<f64>::compute(&xs, Layout::ncl(4, 3, 4)?)?;
 /// let mut running = RunningStats::new(3, BnConfig::pytorch());
@@ -397,7 +397,7 @@ mod tests {
 
     #[test]
     fn factor_one_takes_the_batch() {
-        // V2 in miniature: momentum 1 → the running stats are the batch's.
+        // Momentum 1 → the running stats are the batch's (PyTorch's BatchNorm1d(4, momentum=1) reference, in miniature).
         let config = BnConfig::<f64>::pytorch()
             .with_momentum(Momentum::Factor(1.0))
             .unwrap();

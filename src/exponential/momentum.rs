@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn cumulative_is_the_running_mean() {
-        // 3, 5, 10 → 6 (V10), from any initial value.
+        // 3, 5, 10 → 6, from any initial value.
         let mut r = 123.0_f64;
         for (k, b) in [3.0, 5.0, 10.0].into_iter().enumerate() {
             r = Momentum::Cumulative.blend(r, b, k as u64 + 1);
