@@ -10,7 +10,7 @@
 //! integer arithmetic throughout.
 //!
 //! The 10⁸-push run takes about 30 s in the debug profile, so it is ignored
-//! by default (`cargo test --test window_drift -- --ignored` runs it); the
+//! by default (`cargo test --test momenta window_drift -- --ignored` runs it); the
 //! 10⁷-push run (about 3 s) is on by default.
 
 use std::collections::VecDeque;
