@@ -1,0 +1,292 @@
+//! The comparison harness: every kernel and push path against its roofline,
+//! timed alternately in one run.
+//!
+//! The roofline of a reduction over data larger than cache is the fastest
+//! plain loop over the same bytes: a sum in 16 `f64` (or 32 `f32`)
+//! accumulators compiled for AVX2 and picked at run time. That sum, not
+//! the default-flag 8-accumulator one, is the limit: on AMD EPYC the
+//! default-flag sum is about 20 % slower and is not memory-bound. The push
+//! paths are compared with the textbook Welford loop, one division per
+//! value.
+//!
+//! Each pair is timed A B A B … and each side keeps its best time, so
+//! drift in the machine's speed (turbo, a neighbour, the page cache) hits
+//! both sides alike; criterion's one-group-after-another runs moved the
+//! sum by ±20 % between runs here. The table it prints is the README's.
+//!
+//! `cargo bench --bench roofline`; `MOMENTA_ROOFLINE_REPS` sets the number
+//! of alternations (default 7), `MOMENTA_ROOFLINE_LOG2` the size of the
+//! large `f64` slice (default 25: 256 MiB).
+
+extern crate alloc;
+
+mod common;
+
+use common::{data, data_f32, welford};
+use momenta::batchnorm::{BatchStats, Layout};
+use momenta::{Ema, EwVariance, Mean, Momentum, MovingAverage, MovingVariance, Variance};
+use multiversion::multiversion;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// A plain sum in 16 `f64` accumulators, compiled for AVX2 where the CPU
+/// has it.
+#[multiversion(targets("x86_64+avx2+fma"))]
+fn sum_f64(xs: &[f64]) -> f64 {
+    let mut acc = [0.0_f64; 16];
+    let chunks = xs.chunks_exact(16);
+    let tail: f64 = chunks.remainder().iter().sum();
+    for chunk in chunks {
+        for (a, &x) in acc.iter_mut().zip(chunk) {
+            *a += x;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
+/// A plain sum in 32 `f32` accumulators, compiled for AVX2 where the CPU
+/// has it.
+#[multiversion(targets("x86_64+avx2+fma"))]
+fn sum_f32(xs: &[f32]) -> f32 {
+    let mut acc = [0.0_f32; 32];
+    let chunks = xs.chunks_exact(32);
+    let tail: f32 = chunks.remainder().iter().sum();
+    for chunk in chunks {
+        for (a, &x) in acc.iter_mut().zip(chunk) {
+            *a += x;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The roofline on every rayon thread.
+fn par_sum_f64(xs: &[f64]) -> f64 {
+    xs.par_chunks(1 << 16).map(sum_f64).sum()
+}
+
+/// The roofline on every rayon thread.
+fn par_sum_f32(xs: &[f32]) -> f32 {
+    xs.par_chunks(1 << 16).map(sum_f32).sum()
+}
+
+fn env(name: &str, default: u32) -> u32 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Best times of `a` and `b`, run alternately `reps` times each.
+fn alternate<A, B>(reps: u32, a: impl Fn() -> A, b: impl Fn() -> B) -> (Duration, Duration) {
+    let (mut best_a, mut best_b) = (Duration::MAX, Duration::MAX);
+    black_box(a());
+    black_box(b());
+    for _ in 0..reps {
+        let t = Instant::now();
+        black_box(a());
+        best_a = best_a.min(t.elapsed());
+        let t = Instant::now();
+        black_box(b());
+        best_b = best_b.min(t.elapsed());
+    }
+    (best_a, best_b)
+}
+
+/// One row: `kernel`'s speed as a fraction of `roofline`'s.
+fn row<A, B>(
+    reps: u32,
+    what: &str,
+    against: &str,
+    kernel: impl Fn() -> A,
+    roofline: impl Fn() -> B,
+) {
+    let (k, r) = alternate(reps, kernel, roofline);
+    println!(
+        "| {what} | {against} | {:.2} | {:.2} ms | {:.2} ms |",
+        r.as_secs_f64() / k.as_secs_f64(),
+        k.as_secs_f64() * 1e3,
+        r.as_secs_f64() * 1e3
+    );
+}
+
+/// Pushes every value, one call each.
+fn push_all<A: momenta::Accumulator<f64>>(mut acc: A, xs: &[f64]) -> A {
+    for &x in xs {
+        acc.push(black_box(x));
+    }
+    acc
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is expected.
+    let reps = env("MOMENTA_ROOFLINE_REPS", 7);
+    let log2 = env("MOMENTA_ROOFLINE_LOG2", 25);
+    let n = 1usize << log2;
+    let threads = rayon::current_num_threads();
+    println!(
+        "roofline: AVX2 sum (16 f64 / 32 f32 accumulators) where the CPU has it; best of {reps}, alternated; {threads} rayon threads\n"
+    );
+    println!("| path | against | ratio (> 1: faster) | kernel | roofline |");
+    println!("|---|---|---:|---:|---:|");
+
+    let xs = data(n, 1e9, 1);
+    let mib = n * 8 >> 20;
+    row(
+        reps,
+        &format!("`Variance::from_slice`, f64, {mib} MiB"),
+        "AVX2 sum",
+        || Variance::<f64>::from_slice(&xs),
+        || sum_f64(&xs),
+    );
+    row(
+        reps,
+        &format!("`Mean::from_slice`, f64, {mib} MiB"),
+        "AVX2 sum",
+        || Mean::<f64>::from_slice(&xs),
+        || sum_f64(&xs),
+    );
+    row(
+        reps,
+        &format!("`Variance::par_from_slice`, f64, {mib} MiB"),
+        "parallel AVX2 sum",
+        || Variance::<f64>::par_from_slice(&xs),
+        || par_sum_f64(&xs),
+    );
+    row(
+        reps,
+        &format!("`Variance::from_slice`, f64, {mib} MiB"),
+        "naive Welford",
+        || Variance::<f64>::from_slice(&xs),
+        || welford(&xs),
+    );
+    drop(xs);
+
+    let xs = data_f32(2 * n, 1e3, 2);
+    row(
+        reps,
+        &format!("`Variance::<f64>::from_slice`, f32, {mib} MiB"),
+        "AVX2 sum",
+        || Variance::<f64>::from_slice(&xs),
+        || sum_f32(&xs),
+    );
+    row(
+        reps,
+        &format!("`Variance::<f64>::par_from_slice`, f32, {mib} MiB"),
+        "parallel AVX2 sum",
+        || Variance::<f64>::par_from_slice(&xs),
+        || par_sum_f32(&xs),
+    );
+    drop(xs);
+
+    let small = data(1 << 14, 1e9, 3);
+    row(
+        reps * 100,
+        "`Variance::from_slice`, f64, 128 KiB (in cache)",
+        "AVX2 sum",
+        || Variance::<f64>::from_slice(&small),
+        || sum_f64(&small),
+    );
+    let small32 = data_f32(1 << 14, 1e3, 4);
+    row(
+        reps * 100,
+        "`Variance::<f64>::from_slice`, f32, 64 KiB (in cache)",
+        "AVX2 sum",
+        || Variance::<f64>::from_slice(&small32),
+        || sum_f32(&small32),
+    );
+
+    // Per-channel statistics: 64⁴ f32 (64 MiB), and 256 MiB NHWC tensors
+    // with few, some and many channels.
+    let d = 64;
+    let xs = data_f32(d * d * d * d, 0.0, 5);
+    for (name, layout) in [
+        ("NCHW 64⁴", Layout::nchw(d, d, d, d)),
+        ("NHWC 64⁴", Layout::nhwc(d, d, d, d)),
+    ] {
+        let layout = layout.expect("64⁴ fits");
+        row(
+            reps,
+            &format!("`BatchStats::compute`, {name}, f32"),
+            "AVX2 sum",
+            || BatchStats::<f32>::compute(&xs, layout),
+            || sum_f32(&xs),
+        );
+        row(
+            reps,
+            &format!("`BatchStats::par_compute`, {name}, f32"),
+            "parallel AVX2 sum",
+            || BatchStats::<f32>::par_compute(&xs, layout),
+            || par_sum_f32(&xs),
+        );
+    }
+    drop(xs);
+    let big = 1usize << 26;
+    let xs = data_f32(big, 0.0, 6);
+    for c in [3, 64, 512] {
+        let rows = big / c;
+        let layout = Layout::nhwc(1, rows, 1, c).expect("fits");
+        let xs = &xs[..rows * c];
+        row(
+            reps,
+            &format!("`BatchStats::compute`, NHWC 256 MiB, {c} channels"),
+            "AVX2 sum",
+            || BatchStats::<f32>::compute(xs, layout),
+            || sum_f32(xs),
+        );
+        row(
+            reps,
+            &format!("`BatchStats::par_compute`, NHWC 256 MiB, {c} channels"),
+            "parallel AVX2 sum",
+            || BatchStats::<f32>::par_compute(xs, layout),
+            || par_sum_f32(xs),
+        );
+    }
+    drop(xs);
+
+    // The push paths: values per second against the naive Welford loop.
+    let xs = data(1 << 16, 1e6, 7);
+    let m = Momentum::Factor(0.1);
+    let push =
+        |what: &str, f: &dyn Fn() -> f64| row(reps * 10, what, "naive Welford", f, || welford(&xs));
+    push("`Mean::push`", &|| {
+        push_all(Mean::new(), &xs).mean().unwrap_or(0.0)
+    });
+    push("`Variance::push`", &|| {
+        push_all(Variance::new(), &xs).mean().unwrap_or(0.0)
+    });
+    push("`Ema::push`", &|| {
+        push_all(Ema::new(m).expect("valid"), &xs)
+            .value()
+            .unwrap_or(0.0)
+    });
+    push("`EwVariance::push`", &|| {
+        push_all(EwVariance::new(m).expect("valid"), &xs)
+            .mean()
+            .unwrap_or(0.0)
+    });
+    push("`MovingAverage::push`, window 1000", &|| {
+        push_all(MovingAverage::new(1000).expect("valid"), &xs)
+            .mean()
+            .unwrap_or(0.0)
+    });
+    push("`MovingVariance::push`, window 1000", &|| {
+        push_all(MovingVariance::new(1000).expect("valid"), &xs)
+            .mean()
+            .unwrap_or(0.0)
+    });
+    let bundle = || {
+        let b = (
+            MovingAverage::new(20).expect("valid"),
+            MovingVariance::new(20).expect("valid"),
+            Ema::new(m).expect("valid"),
+            EwVariance::new(m).expect("valid"),
+        );
+        push_all(b, &xs).0.mean().unwrap_or(0.0)
+    };
+    let (t, _) = alternate(reps * 10, bundle, || welford(&xs));
+    println!(
+        "\nbundle of MovingAverage(20), MovingVariance(20), Ema, EwVariance: {:.1} ns per sample",
+        t.as_secs_f64() * 1e9 / xs.len() as f64
+    );
+}
