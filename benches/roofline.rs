@@ -131,7 +131,7 @@ fn main() {
     println!("|---|---|---:|---:|---:|");
 
     let xs = data(n, 1e9, 1);
-    let mib = n * 8 >> 20;
+    let mib = (n * 8) >> 20;
     row(
         reps,
         &format!("`Variance::from_slice`, f64, {mib} MiB"),
