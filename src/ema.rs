@@ -216,19 +216,28 @@ impl<F: Float> Ema<F> {
     #[inline]
     pub fn push(&mut self, x: F) {
         let n = self.count.saturating_add(1);
-        if self.count == 0 && self.initial.is_none() {
+        if self.momentum.forgets(n) || (self.count == 0 && self.initial.is_none()) {
+            // Seeded by this value, or the old value keeps no weight (as in
+            // `Momentum::blend`): `x` replaces it, even when it is NaN or ±∞.
             self.value = x;
             self.residual = F::zero();
         } else {
-            self.value = self.momentum.blend(self.value, x, n);
-            // Flushing subnormals keeps the multiply fast; 1 − βᵗ is
-            // already 1 there.
-            let residual = self.residual * self.momentum.decay(n);
-            self.residual = if residual < F::min_positive_value() {
-                F::zero()
-            } else {
-                residual
-            };
+            // `Momentum::blend(value, x, n)`, with its weights at hand: a
+            // branch here, where the seeding test is, keeps a select off
+            // the loop's critical path.
+            let (alpha, beta) = self.momentum.weights(n);
+            self.value = alpha * x + beta * self.value;
+            // Once 0 the residual stays 0 (always, when seeded by a value):
+            // the branch skips its chain of multiplies. Flushing
+            // subnormals keeps the multiply fast; 1 − βᵗ is already 1 there.
+            if self.residual != F::zero() {
+                let residual = self.residual * beta;
+                self.residual = if residual < F::min_positive_value() {
+                    F::zero()
+                } else {
+                    residual
+                };
+            }
         }
         self.count = n;
     }
