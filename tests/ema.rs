@@ -903,6 +903,82 @@ mod checkpoints {
     }
 
     #[test]
+    fn residual_weight_must_match_the_momentum_and_count() {
+        // Decay(0.5) from 0, one push of 8: average 4, residual 0.5, and
+        // the bias-corrected value 4 / (1 − 0.5) = 8.
+        let good = r#"{"momentum":{"Decay":0.5},"initial":0.0,"value":4.0,"count":1,"residual":0.5,"bias_correction":true}"#;
+        let e: Ema<f64> = serde_json::from_str(good).unwrap();
+        assert_eq!(e.value(), Some(8.0));
+        for residual in ["0.9", "0.25", "0.0", "0.5000001"] {
+            let bad = good.replace("\"residual\":0.5", &format!("\"residual\":{residual}"));
+            let err = serde_json::from_str::<Ema<f64>>(&bad).unwrap_err();
+            assert!(err.to_string().contains("does not match"), "{bad}: {err}");
+        }
+        // 0.5^2000 is far below the smallest normal number: the product is
+        // flushed to 0, and 0 is the only residual that fits.
+        let flushed = good.replace("\"count\":1", "\"count\":2000");
+        assert!(
+            serde_json::from_str::<Ema<f64>>(
+                &flushed.replace("\"residual\":0.5", "\"residual\":0.0")
+            )
+            .is_ok()
+        );
+        assert!(serde_json::from_str::<Ema<f64>>(&flushed).is_err());
+        // Weight 1 for the new value leaves nothing of the start.
+        let replaced = r#"{"momentum":{"Factor":1.0},"initial":0.0,"value":4.0,"count":1,"residual":0.0,"bias_correction":false}"#;
+        assert!(serde_json::from_str::<Ema<f64>>(replaced).is_ok());
+        let kept = replaced.replace("\"residual\":0.0", "\"residual\":0.5");
+        assert!(serde_json::from_str::<Ema<f64>>(&kept).is_err());
+    }
+
+    /// Pushes `n` values and checks that the state passes validation at
+    /// checkpoints, every push around the step where βᵗ reaches the
+    /// smallest normal number (where the product is flushed to 0).
+    fn states_pass<F>(momentum: Momentum<F>, n: u64)
+    where
+        F: momenta::Float + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let beta = momentum.decay(1).as_f64();
+        let flush = (F::min_positive_value().as_f64().ln() / beta.ln()) as u64;
+        let mut e = Ema::with_initial(F::zero(), momentum)
+            .unwrap()
+            .with_bias_correction();
+        let one = F::one();
+        for t in 1..=n {
+            e.push(one);
+            if t < 1000 || t % 997 == 0 || t.abs_diff(flush) < 3000 || t == n {
+                let json = serde_json::to_string(&e).unwrap();
+                let back: Result<Ema<F>, _> = serde_json::from_str(&json);
+                assert!(back.is_ok(), "{momentum:?} after {t}: {json}");
+            }
+        }
+    }
+
+    #[test]
+    fn residuals_from_real_pushes_always_pass() {
+        for d in [
+            0.5,
+            0.9,
+            0.99,
+            0.999,
+            0.9999,
+            0.99999,
+            0.999_999,
+            1.0 - 1e-9,
+            1.0,
+        ] {
+            states_pass(Momentum::Decay(d), 1_000_000);
+        }
+        for a in [0.1, 0.3, 1e-3, 1e-7] {
+            states_pass(Momentum::Factor(a), 1_000_000);
+        }
+        for d in [0.9_f32, 0.999, 0.99999, 0.999_999] {
+            states_pass(Momentum::Decay(d), 1_000_000);
+        }
+        states_pass(Momentum::Factor(1e-3_f32), 200_000);
+    }
+
+    #[test]
     fn corrupt_ew_variance_state_is_rejected() {
         let good =
             r#"{"momentum":{"Decay":0.9},"count":2,"shift":1.0,"offset":0.1,"variance":0.09}"#;
