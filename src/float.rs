@@ -153,6 +153,15 @@ pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {
     if x < F::zero() { F::zero() } else { x }
 }
 
+/// Knuth's TwoSum: `(s, e)` with `s = fl(a + b)` and `s + e = a + b`
+/// exactly, whatever the magnitudes (barring overflow).
+#[inline]
+pub(crate) fn two_sum<F: Float>(a: F, b: F) -> (F, F) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +178,12 @@ mod tests {
         assert!(clamp_non_negative(f64::NAN).is_nan());
         assert_eq!(clamp_non_negative(-1e-300_f64), 0.0);
         assert_eq!(clamp_non_negative(2.5_f32), 2.5);
+    }
+
+    #[test]
+    fn two_sum_keeps_the_rounding_error() {
+        assert_eq!(two_sum(1e16_f64, 1.0), (1e16, 1.0));
+        assert_eq!(two_sum(1.0_f64, 1e16), (1e16, 1.0));
+        assert_eq!(two_sum(0.5_f32, 0.25), (0.75, 0.0));
     }
 }

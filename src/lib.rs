@@ -100,7 +100,9 @@
 //! - **The variance is never negative**; rounding that would make it so is
 //!   clamped to 0, and NaN still passes through.
 //! - **Accuracy.** Every variance keeps a shift taken from the data and
-//!   accumulates deviations from it, so data whose mean is 10⁶ times its
+//!   accumulates deviations from it (an exponential one moves its shift
+//!   onto the running mean, exactly, when the mean leaves it behind), so
+//!   data whose mean is 10⁶ times its
 //!   spread keeps ≤ 1e-12 relative error (textbook Welford: ~1e-10); the
 //!   slice kernels reach ≤ 1e-14 on `1e9 + U(0, 1)`. Slices are accumulated
 //!   in `f64` even for `f32` data: `Variance::<f64>::from_slice(&data_f32)`

@@ -216,19 +216,28 @@ impl<F: Float> Ema<F> {
     #[inline]
     pub fn push(&mut self, x: F) {
         let n = self.count.saturating_add(1);
-        if self.count == 0 && self.initial.is_none() {
+        if self.momentum.forgets(n) || (self.count == 0 && self.initial.is_none()) {
+            // Seeded by this value, or the old value keeps no weight (as in
+            // `Momentum::blend`): `x` replaces it, even when it is NaN or ±∞.
             self.value = x;
             self.residual = F::zero();
         } else {
-            self.value = self.momentum.blend(self.value, x, n);
-            // Flushing subnormals keeps the multiply fast; 1 − βᵗ is
-            // already 1 there.
-            let residual = self.residual * self.momentum.decay(n);
-            self.residual = if residual < F::min_positive_value() {
-                F::zero()
-            } else {
-                residual
-            };
+            // `Momentum::blend(value, x, n)`, with its weights at hand: a
+            // branch here, where the seeding test is, keeps a select off
+            // the loop's critical path.
+            let (alpha, beta) = self.momentum.weights(n);
+            self.value = alpha * x + beta * self.value;
+            // Once 0 the residual stays 0 (always, when seeded by a value):
+            // the branch skips its chain of multiplies. Flushing
+            // subnormals keeps the multiply fast; 1 − βᵗ is already 1 there.
+            if self.residual != F::zero() {
+                let residual = self.residual * beta;
+                self.residual = if residual < F::min_positive_value() {
+                    F::zero()
+                } else {
+                    residual
+                };
+            }
         }
         self.count = n;
     }
@@ -386,6 +395,13 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
                 s.residual
             )));
         }
+        if !(seeded || cumulative || residual_is_consistent(s.residual, momentum, s.count)) {
+            return Err(Error::state(format!(
+                "residual weight {} does not match the momentum's decay to the power of \
+                 the count {}",
+                s.residual, s.count
+            )));
+        }
         Ok(Self {
             momentum,
             initial: s.initial,
@@ -395,6 +411,30 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
             bias_correction: s.bias_correction,
         })
     }
+}
+
+/// Whether `residual` is a product that `count` updates under `momentum`
+/// (`Decay` or `Factor`) can have left: βᵗ with β = `decay(1)` and t =
+/// `count`, computed as the running product of `push`, whose t roundings
+/// move it by at most a factor (1 ± ε/2)ᵗ, that is by at most t·ε in the
+/// logarithm; the reference βᵗ (one rounding of t, ln and the product)
+/// adds a few more ε. Once βᵗ may have fallen below the smallest normal
+/// number, the product may have been flushed to 0.
+#[cfg(feature = "serde")]
+fn residual_is_consistent<F: Float>(residual: F, momentum: Momentum<F>, count: u64) -> bool {
+    if count == 0 {
+        return residual == F::one();
+    }
+    let t = F::from_count(count);
+    // t·ln β, the logarithm of βᵗ (−∞ for β = 0).
+    let log_expected = t * momentum.decay(1).ln();
+    // The running product's bound, plus ample room for the reference's
+    // own rounding (|ln| of a normal number is below 2¹⁰ = 1024).
+    let slack = F::epsilon() * (t + F::from_f64(2048.0));
+    if residual == F::zero() {
+        return log_expected - slack < F::min_positive_value().ln();
+    }
+    (residual.ln() - log_expected).abs() <= slack
 }
 
 #[cfg(feature = "serde")]

@@ -1,7 +1,7 @@
 //! The exponentially weighted mean and variance.
 
 use crate::accumulator::impl_accumulator;
-use crate::float::clamp_non_negative;
+use crate::float::{clamp_non_negative, two_sum};
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted mean and variance, in O(1) time and memory:
@@ -29,10 +29,23 @@ use crate::{Error, Float, Momentum};
 /// numbers, and the variance can not turn negative. As in
 /// [`Variance`](crate::Variance), the state keeps a shift taken from the
 /// data (the first value) and works on deviations from it, so data such as
-/// `1e6 + noise` keeps its digits.
+/// `1e6 + noise` keeps its digits. Unlike a cumulative variance, an
+/// exponential one forgets: when the mean moves away from the shift (an
+/// outlier first, or a level that changes by orders of magnitude), the
+/// shift is moved onto the running mean, exactly (the new shift is the
+/// rounded mean, the offset keeps the rounding error, the variance is
+/// untouched). The shift then stays within |mean| + |last step| of the
+/// mean, so a push loses no more digits than the plain recursion
+/// `mean ← (1 − α)·mean + α·x` that pandas uses (within a small factor of
+/// rounding noise, in any order of the data), and on data around one level
+/// the shift stays put.
+///
+/// A weight of 1 for the new value (`Factor(1)`, `Decay(0)`) keeps only
+/// the last value, so each push seeds the state afresh: mean `x`, variance
+/// 0, even after a NaN or ±∞.
 ///
 /// Empty → every statistic is `None`; one value → variance 0. NaN and ±∞
-/// propagate.
+/// propagate (until a weight of 1 for the new value replaces them).
 ///
 /// # Example
 ///
@@ -51,6 +64,19 @@ use crate::{Error, Float, Momentum};
 /// let mut all = EwVariance::new(Momentum::Cumulative)?;
 /// all.extend_from_slice(&[1.0, 3.0]);
 /// assert_eq!(all.variance(), Some(1.0));
+///
+/// // An outlier first: the shift follows the mean down, so the data after
+/// // it keeps its digits (a shift left at 1e12 would round every deviation
+/// // to a multiple of 1.2e-4).
+/// let mut ew = EwVariance::new(Momentum::Factor(0.5))?;
+/// ew.push(1e12_f64);
+/// for _ in 0..100 {
+///     ew.push(0.1);
+///     ew.push(0.3);
+/// }
+/// // The mean settles at 0.2 ± 0.1/3, the variance at (8/9)·0.1².
+/// assert!((ew.mean().unwrap() - 0.7 / 3.0).abs() < 1e-15);
+/// assert!((ew.variance().unwrap() / (0.08 / 9.0) - 1.0).abs() < 1e-12);
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +92,8 @@ use crate::{Error, Float, Momentum};
 pub struct EwVariance<F> {
     momentum: Momentum<F>,
     count: u64,
-    /// A value from the data (the first, when finite).
+    /// A value near the mean: the first value (when finite), moved onto
+    /// the running mean when the mean leaves it behind.
     shift: F,
     /// mean − shift.
     offset: F,
@@ -112,28 +139,43 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        if self.count == 0 {
-            // An infinite shift would turn every later deviation into NaN.
-            let (shift, offset) = if x.is_finite() {
-                (x, F::zero())
-            } else {
-                (F::zero(), x)
-            };
-            *self = Self {
-                momentum: self.momentum,
-                count: 1,
-                shift,
-                offset,
-                var: F::zero(),
-            };
+        let n = self.count.saturating_add(1);
+        if self.count == 0 || self.momentum.forgets(n) {
+            // The first value, or a weight of 1 for the new value
+            // (`Factor(1)`, `Decay(0)`): nothing of the old state is left,
+            // so the value seeds the state afresh, even after NaN or ±∞.
+            self.seed(x, n);
             return;
         }
-        let n = self.count.saturating_add(1);
+        let (alpha, beta) = self.momentum.weights(n);
         let y = x - self.shift;
         let diff = y - self.offset;
-        let incr = self.momentum.factor(n) * diff;
-        self.offset = self.momentum.blend(self.offset, y, n);
-        self.var = self.momentum.decay(n) * (self.var + diff * incr);
+        let incr = alpha * diff;
+        // `Momentum::blend(offset, y, n)`, with its weights at hand.
+        self.offset = alpha * y + beta * self.offset;
+        self.var = beta * (self.var + diff * incr);
+        self.count = n;
+        // Re-base when the shift lies further from the mean than the mean
+        // from 0 plus this update's step: then `x − shift` would cost more
+        // digits than the plain recursion loses on `x − mean`. The move is
+        // exact (mean = shift + offset before and after), and on data that
+        // keeps its level it never fires.
+        let mean = self.shift + self.offset;
+        if self.offset.abs() > mean.abs() + incr.abs() {
+            (self.shift, self.offset) = two_sum(self.shift, self.offset);
+        }
+    }
+
+    /// Starts afresh at `x`, the `n`-th value: mean `x`, variance 0.
+    #[inline]
+    fn seed(&mut self, x: F, n: u64) {
+        // An infinite shift would turn every later deviation into NaN.
+        (self.shift, self.offset) = if x.is_finite() {
+            (x, F::zero())
+        } else {
+            (F::zero(), x)
+        };
+        self.var = F::zero();
         self.count = n;
     }
 

@@ -125,11 +125,7 @@ impl<F: Float> Momentum<F> {
     /// ```
     #[must_use]
     pub fn decay(self, n: u64) -> F {
-        match self {
-            Self::Decay(beta) => beta,
-            Self::Factor(alpha) => F::one() - alpha,
-            Self::Cumulative => F::one() - F::from_count(n.max(1)).recip(),
-        }
+        self.weights(n).1
     }
 
     /// The weight of the new value at the `n`-th update (`n` counted from
@@ -142,43 +138,78 @@ impl<F: Float> Momentum<F> {
     /// ```
     #[must_use]
     pub fn factor(self, n: u64) -> F {
+        self.weights(n).0
+    }
+
+    /// Both weights of the `n`-th update (`n` counted from 1):
+    /// `(factor(n), decay(n))`, the new value's and the old value's. The
+    /// parameter given is used as is and the other weight is 1 minus it,
+    /// so `Decay(β)` and `Factor(1 − β)` have the same weights whenever
+    /// `1 − β` is exact.
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// assert_eq!(Momentum::Decay(0.75_f64).weights(1), (0.25, 0.75));
+    /// assert_eq!(Momentum::Factor(0.25_f64).weights(1), (0.25, 0.75));
+    /// assert_eq!(Momentum::<f64>::Cumulative.weights(4), (0.25, 0.75));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn weights(self, n: u64) -> (F, F) {
         match self {
-            Self::Decay(beta) => F::one() - beta,
-            Self::Factor(alpha) => alpha,
-            Self::Cumulative => F::from_count(n.max(1)).recip(),
+            Self::Decay(beta) => (F::one() - beta, beta),
+            Self::Factor(alpha) => (alpha, F::one() - alpha),
+            Self::Cumulative => {
+                let alpha = F::from_count(n.max(1)).recip();
+                (alpha, F::one() - alpha)
+            }
         }
     }
 
     /// One update of an average `old` with a new value `new`, at the `n`-th
-    /// update (`n` counted from 1; only `Cumulative` uses it), evaluated as
-    /// the convention's frameworks write it:
+    /// update (`n` counted from 1; only `Cumulative` uses it):
+    /// `α·new + β·old` with `(α, β)` the [`weights`](Momentum::weights).
+    /// That is each convention's formula as its frameworks write it, to
+    /// the last bit (products and sums commute exactly):
     ///
     /// - `Decay(β)`: `old·β + new·(1 − β)` (Keras, TensorFlow);
     /// - `Factor(α)` and `Cumulative`: `α·new + (1 − α)·old` (PyTorch,
     ///   cuDNN), with α = 1/n for `Cumulative`.
     ///
-    /// A factor of exactly 1 returns `new` even when `old` is infinite or
-    /// NaN, as a fresh cumulative average should.
+    /// When the old value keeps no weight at all (β = 0: `Decay(0)`,
+    /// `Factor(1)`, or the first update of `Cumulative`) the result is
+    /// `new`, even when `old` is infinite or NaN (0·NaN would be NaN):
+    /// nothing of the old value is left, as in a fresh cumulative average.
+    /// The conventions agree there too.
     ///
     /// ```
     /// use momenta::Momentum;
     /// assert_eq!(Momentum::Decay(0.5_f64).blend(1.0, 3.0, 1), 2.0);
     /// assert_eq!(Momentum::Factor(0.1_f64).blend(0.0, 10.0, 1), 1.0);
     /// assert_eq!(Momentum::<f64>::Cumulative.blend(f64::NAN, 3.0, 1), 3.0);
+    /// assert_eq!(Momentum::Decay(0.0_f64).blend(f64::NAN, 3.0, 2), 3.0);
+    /// assert_eq!(Momentum::Factor(1.0_f64).blend(f64::INFINITY, 3.0, 2), 3.0);
     /// ```
     #[inline]
     #[must_use]
     pub fn blend(self, old: F, new: F, n: u64) -> F {
+        if self.forgets(n) {
+            return new;
+        }
+        let (alpha, beta) = self.weights(n);
+        alpha * new + beta * old
+    }
+
+    /// Whether the `n`-th update leaves the old value no weight at all:
+    /// `decay(n) == 0`, read from the parameter without computing a weight
+    /// (`Decay(0)`, `Factor(1)`, the first update of `Cumulative`). Then
+    /// the new value replaces the old, whatever the old is.
+    #[inline]
+    pub(crate) fn forgets(self, n: u64) -> bool {
         match self {
-            Self::Decay(beta) => old * beta + new * (F::one() - beta),
-            Self::Factor(_) | Self::Cumulative => {
-                let alpha = self.factor(n);
-                if alpha == F::one() {
-                    new
-                } else {
-                    alpha * new + (F::one() - alpha) * old
-                }
-            }
+            Self::Decay(beta) => beta == F::zero(),
+            Self::Factor(alpha) => alpha == F::one(),
+            Self::Cumulative => n <= 1,
         }
     }
 }
@@ -194,6 +225,25 @@ mod tests {
                 Momentum::Decay(0.75_f64).blend(old, new, 1),
                 Momentum::Factor(0.25).blend(old, new, 1)
             );
+        }
+    }
+
+    #[test]
+    fn forgets_exactly_when_the_old_weight_is_zero() {
+        let momenta = [
+            Momentum::Decay(0.0_f64),
+            Momentum::Decay(0.5),
+            Momentum::Decay(1.0),
+            Momentum::Factor(0.0),
+            Momentum::Factor(0.5),
+            Momentum::Factor(1.0),
+            Momentum::Factor(1.0 - f64::EPSILON / 2.0),
+            Momentum::Cumulative,
+        ];
+        for m in momenta {
+            for n in [0, 1, 2, 3, u64::MAX] {
+                assert_eq!(m.forgets(n), m.decay(n) == 0.0, "{m:?} at {n}");
+            }
         }
     }
 

@@ -466,6 +466,325 @@ fn ew_variance_reset_and_edge_momenta() {
     assert_eq!((frozen.mean(), frozen.variance()), (Some(3.0), Some(0.0)));
 }
 
+// ------------------------------------------- a shift that follows the mean
+
+/// The plain recursion pandas evaluates for `ewm(alpha, adjust=False)`:
+/// mean ← (1 − α)·mean + α·x; var ← (1 − α)·(var + α·(x − mean_old)²).
+fn naive_recursion(xs: &[f64], alpha: f64) -> Vec<(f64, f64)> {
+    let (mut mean, mut var) = (xs[0], 0.0);
+    let mut out = vec![(mean, var)];
+    for &x in &xs[1..] {
+        let d = x - mean;
+        mean = (1.0 - alpha) * mean + alpha * x;
+        var = (1.0 - alpha) * (var + alpha * d * d);
+        out.push((mean, var));
+    }
+    out
+}
+
+fn ew_run(xs: &[f64], momentum: Momentum<f64>) -> Vec<(f64, f64)> {
+    let mut ew = EwVariance::new(momentum).unwrap();
+    xs.iter()
+        .map(|&x| {
+            ew.push(x);
+            (ew.mean().unwrap(), ew.variance().unwrap())
+        })
+        .collect()
+}
+
+/// The largest mean error (absolute) and variance error (relative) of
+/// `got` against `reference`, over the last `last` entries.
+fn worst_errors(got: &[(f64, f64)], reference: &[(f64, f64)], last: usize) -> (f64, f64) {
+    let (got, reference) = (
+        &got[got.len() - last..],
+        &reference[reference.len() - last..],
+    );
+    got.iter()
+        .zip(reference)
+        .fold((0.0_f64, 0.0_f64), |(em, ev), (g, r)| {
+            (em.max((g.0 - r.0).abs()), ev.max(((g.1 - r.1) / r.1).abs()))
+        })
+}
+
+/// 1e12 first, then `n` values 1 ± 1e-3 (the same numbers as
+/// `[1e12] + [0.999 + 0.002·u for u in splitmix(1)]` in Python).
+fn outlier_first(n: usize) -> Vec<f64> {
+    let mut xs = vec![1e12];
+    xs.extend(SplitMix(1).vec(n, 1.0 - 1e-3, 2e-3));
+    xs
+}
+
+/// 1000 values 1e9 + U(0, 1), then `n` values U(−1, 1), from one generator.
+fn level_then_zero(n: usize) -> Vec<f64> {
+    let mut g = SplitMix(2);
+    let mut xs = g.vec(1000, 1e9, 1.0);
+    xs.extend(g.vec(n, -1.0, 2.0));
+    xs
+}
+
+#[test]
+fn ew_variance_recovers_its_digits_after_an_outlier_first() {
+    // Reference: the same accumulator started 1000 values after the
+    // outlier, where its weight 0.9^1000·1e12 ≈ 1e-34 is far below an ulp
+    // of the result; by the end the two starts differ by 0.9^999000 = 0.
+    // The plain f64 recursion is checked against the same reference.
+    let xs = outlier_first(1_000_000);
+    for momentum in [Momentum::Factor(0.1), Momentum::Decay(0.9)] {
+        let got = ew_run(&xs, momentum);
+        let reference = ew_run(&xs[1001..], momentum);
+        let (mean_err, var_err) = worst_errors(&got, &reference, 500);
+        // The shift left at 1e12 gave 3.8e-4 and 91 %.
+        assert!(mean_err <= 1e-15, "{momentum:?}: mean off by {mean_err:e}");
+        assert!(
+            var_err <= 1e-12,
+            "{momentum:?}: variance off by {var_err:e}"
+        );
+        let (naive_mean, naive_var) = worst_errors(&naive_recursion(&xs, 0.1), &reference, 500);
+        assert!(
+            naive_mean <= 1e-15 && naive_var <= 1e-11,
+            "{naive_mean:e} {naive_var:e}"
+        );
+    }
+}
+
+#[test]
+fn ew_variance_follows_a_level_down_to_zero() {
+    // 1e9 for 1000 values, then data around 0: the old level's weight is
+    // 0.9^1000 ≈ 1e-46 after another 1000 values, so an accumulator started
+    // there is the reference for the last 500 of 10⁶.
+    let xs = level_then_zero(1_000_000);
+    let got = ew_run(&xs, Momentum::Factor(0.1));
+    let reference = ew_run(&xs[2000..], Momentum::Factor(0.1));
+    let (mean_err, var_err) = worst_errors(&got, &reference, 500);
+    // The shift left at 1e9 gave 5.3e-7 and 6.2e-7.
+    assert!(mean_err <= 1e-15, "mean off by {mean_err:e}");
+    assert!(var_err <= 1e-14, "variance off by {var_err:e}");
+}
+
+#[test]
+fn ew_variance_after_an_outlier_matches_pandas() {
+    // Final values after 2000 values (plus the lead-in), α = 0.1:
+    // pandas 3.1 `ewm(alpha=0.1, adjust=False)` `.mean()` and
+    // `.var(bias=True)` in f64, and the same recursion in 40-digit
+    // arithmetic (mpmath) on the same f64 inputs, rounded to f64.
+    let cases = [
+        // (data, pandas mean, pandas var, exact mean, exact var)
+        (
+            outlier_first(2000),
+            0.999_874_851_606_606_9,
+            3.402_851_980_431_564_7e-7,
+            0.999_874_851_606_606_6,
+            3.402_851_980_431_227_5e-7,
+        ),
+        (
+            level_then_zero(2000),
+            0.030_214_144_732_597_66,
+            0.343_061_232_288_294,
+            0.030_214_144_732_597_68,
+            0.343_061_232_288_293_9,
+        ),
+    ];
+    for (xs, pandas_mean, pandas_var, exact_mean, exact_var) in cases {
+        let mut ew = EwVariance::new(Momentum::Factor(0.1)).unwrap();
+        ew.extend_from_slice(&xs);
+        let (mean, var) = (ew.mean().unwrap(), ew.variance().unwrap());
+        // pandas is within 3e-16 and 4.6e-13 (relative) of the exact values.
+        assert!((mean - exact_mean).abs() <= 1e-15, "{mean} vs {exact_mean}");
+        assert!(
+            ((var - exact_var) / exact_var).abs() <= 1e-12,
+            "{var} vs {exact_var}"
+        );
+        assert!(
+            (mean - pandas_mean).abs() <= 1e-15,
+            "{mean} vs pandas {pandas_mean}"
+        );
+        assert!(((var - pandas_var) / pandas_var).abs() <= 2e-12);
+    }
+}
+
+/// Double-double arithmetic for a reference with ~32 digits.
+#[derive(Clone, Copy)]
+struct Dd(f64, f64);
+
+impl Dd {
+    fn add(self, o: Dd) -> Dd {
+        let s = self.0 + o.0;
+        let b = s - self.0;
+        let e = (self.0 - (s - b)) + (o.0 - b) + self.1 + o.1;
+        let hi = s + e;
+        Dd(hi, e - (hi - s))
+    }
+    fn mul(self, o: Dd) -> Dd {
+        let p = self.0 * o.0;
+        let e = self.0.mul_add(o.0, -p) + self.0 * o.1 + self.1 * o.0;
+        let hi = p + e;
+        Dd(hi, e - (hi - p))
+    }
+    fn neg(self) -> Dd {
+        Dd(-self.0, -self.1)
+    }
+}
+
+/// The recursion of `naive_recursion` in double-double, with weights α and
+/// 1 − α both exact (α dyadic).
+fn dd_recursion(xs: &[f64], alpha: f64) -> Vec<(f64, f64)> {
+    let (a, b) = (Dd(alpha, 0.0), Dd(1.0 - alpha, 0.0));
+    let (mut mean, mut var) = (Dd(xs[0], 0.0), Dd(0.0, 0.0));
+    let mut out = vec![(xs[0], 0.0)];
+    for &x in &xs[1..] {
+        let d = Dd(x, 0.0).add(mean.neg());
+        mean = mean.add(a.mul(d));
+        var = b.mul(var.add(a.mul(d.mul(d))));
+        out.push((mean.0, var.0));
+    }
+    out
+}
+
+/// Sequences that move a level by orders of magnitude, in several orders.
+fn hostile_orders(seed: u64) -> Vec<Vec<f64>> {
+    let mut g = SplitMix(seed);
+    let levels = [0.0, 1.0, -3.0, 1e3, 1e6, -1e8, 1e9, 1e12, 1e-3];
+    let spreads = [1e-3, 1.0, 1e2];
+    let mut out = Vec::new();
+    for _ in 0..4 {
+        let mut xs = Vec::new();
+        for _ in 0..1 + g.next_u64() % 4 {
+            let level = levels[(g.next_u64() % levels.len() as u64) as usize];
+            let spread = spreads[(g.next_u64() % spreads.len() as u64) as usize];
+            let len = 1 + (g.next_u64() % 300) as usize;
+            xs.extend(g.vec(len, level - spread / 2.0, spread));
+        }
+        out.push(xs);
+    }
+    let mut sorted = SplitMix(seed).vec(600, 0.0, 1.0);
+    sorted
+        .iter_mut()
+        .for_each(|u| *u = (40.0 * *u - 10.0).exp());
+    sorted.sort_by(f64::total_cmp);
+    out.push(sorted.clone());
+    sorted.reverse();
+    out.push(sorted);
+    out
+}
+
+#[test]
+fn ew_variance_is_as_accurate_as_the_plain_recursion_in_any_order() {
+    // Against a double-double reference, in blocks of 50 pushes: the
+    // accumulator's worst error is within a small factor of the plain f64
+    // recursion's (rounding noise differs from run to run), plus a floor of
+    // a few ulps of the block's mean. The shift left at the first value
+    // fails this by factors up to 1e11.
+    let mut worst = (0.0_f64, 0.0_f64);
+    for seed in 0..60 {
+        for xs in hostile_orders(seed) {
+            for alpha in [0.5, 0.25, 0.125, 1.0 / 64.0] {
+                let reference = dd_recursion(&xs, alpha);
+                let got = ew_run(&xs, Momentum::Factor(alpha));
+                let naive = naive_recursion(&xs, alpha);
+                for start in (1..xs.len()).step_by(50) {
+                    let end = (start + 50).min(xs.len());
+                    let block = start..end;
+                    let err = |run: &[(f64, f64)]| {
+                        block.clone().fold((0.0_f64, 0.0_f64), |(em, ev), k| {
+                            let (m, v) = reference[k];
+                            let ev_k = if v == 0.0 {
+                                run[k].1.abs()
+                            } else {
+                                ((run[k].1 - v) / v).abs()
+                            };
+                            (em.max((run[k].0 - m).abs()), ev.max(ev_k))
+                        })
+                    };
+                    let scale = block
+                        .clone()
+                        .fold(0.0_f64, |s, k| s.max(reference[k].0.abs()));
+                    let (ours, plain) = (err(&got), err(&naive));
+                    let mean_ratio = ours.0 / (plain.0 + 4.0 * f64::EPSILON * scale);
+                    let var_ratio = ours.1 / (plain.1 + 16.0 * f64::EPSILON);
+                    worst = (worst.0.max(mean_ratio), worst.1.max(var_ratio));
+                    assert!(
+                        mean_ratio <= 8.0 && var_ratio <= 8.0,
+                        "seed {seed}, α = {alpha}, pushes {block:?}: mean {:e} vs {:e}, \
+                         variance {:e} vs {:e}",
+                        ours.0,
+                        plain.0,
+                        ours.1,
+                        plain.1
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "worst ratios to the plain recursion: mean {:.2}, variance {:.2}",
+        worst.0, worst.1
+    );
+}
+
+#[test]
+fn weight_one_on_the_new_value_is_the_same_in_both_conventions() {
+    // Decay(0) ≡ Factor(1): each push replaces the average, even a NaN or
+    // ±∞ one; Decay(1) ≡ Factor(0): the first value stays, and a NaN
+    // pushed later propagates in both.
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let xs = [1.0, bad, 2.0];
+        for momentum in [Momentum::Decay(0.0), Momentum::Factor(1.0)] {
+            let mut e = Ema::new(momentum).unwrap();
+            e.extend_from_slice(&xs);
+            assert_eq!(e.value(), Some(2.0), "{momentum:?} after {bad}");
+            let mut e = Ema::with_initial(0.0, momentum).unwrap();
+            e.extend_from_slice(&xs);
+            assert_eq!(e.value(), Some(2.0), "{momentum:?} after {bad}");
+            let mut ew = EwVariance::new(momentum).unwrap();
+            ew.extend_from_slice(&xs);
+            assert_eq!(
+                (ew.mean(), ew.variance()),
+                (Some(2.0), Some(0.0)),
+                "{momentum:?}"
+            );
+        }
+    }
+    let xs = [3.0, f64::NAN, 5.0];
+    for momentum in [Momentum::Decay(1.0), Momentum::Factor(0.0)] {
+        let mut e = Ema::new(momentum).unwrap();
+        e.extend_from_slice(&xs[..1]);
+        assert_eq!(e.value(), Some(3.0));
+        e.extend_from_slice(&xs[1..]);
+        assert!(e.value().unwrap().is_nan(), "{momentum:?}");
+        let mut ew = EwVariance::new(momentum).unwrap();
+        ew.extend_from_slice(&xs);
+        assert!(ew.mean().unwrap().is_nan(), "{momentum:?}");
+    }
+}
+
+#[test]
+fn conventions_agree_bit_for_bit_at_every_exact_parameter() {
+    // Decay(d) and Factor(1 − d) where 1 − d is exact, endpoints included,
+    // on data with NaN and ±∞ in it.
+    let mut xs: Vec<f64> = uniform(300, 11).iter().map(|u| 50.0 * u - 20.0).collect();
+    xs[100] = f64::NAN;
+    xs[200] = f64::INFINITY;
+    for d in [0.0, 0.25, 0.5, 0.75, 0.9375, 1.0] {
+        let (keras, torch) = (Momentum::Decay(d), Momentum::Factor(1.0 - d));
+        for start in [0, 101, 201] {
+            let mut a = Ema::new(keras).unwrap();
+            let mut b = Ema::new(torch).unwrap();
+            let mut c = EwVariance::new(keras).unwrap();
+            let mut e = EwVariance::new(torch).unwrap();
+            for &x in &xs[start..] {
+                a.push(x);
+                b.push(x);
+                c.push(x);
+                e.push(x);
+                let bits = |v: Option<f64>| v.map(f64::to_bits);
+                assert_eq!(bits(a.value()), bits(b.value()), "decay {d}");
+                assert_eq!(bits(c.mean()), bits(e.mean()), "decay {d}");
+                assert_eq!(bits(c.variance()), bits(e.variance()), "decay {d}");
+            }
+        }
+    }
+}
+
 // ------------------------------------------------------------------ serde
 
 #[cfg(feature = "serde")]
@@ -579,6 +898,82 @@ mod checkpoints {
             let err = serde_json::from_str::<Ema<f64>>(json).unwrap_err();
             assert!(err.to_string().contains(reason), "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn residual_weight_must_match_the_momentum_and_count() {
+        // Decay(0.5) from 0, one push of 8: average 4, residual 0.5, and
+        // the bias-corrected value 4 / (1 − 0.5) = 8.
+        let good = r#"{"momentum":{"Decay":0.5},"initial":0.0,"value":4.0,"count":1,"residual":0.5,"bias_correction":true}"#;
+        let e: Ema<f64> = serde_json::from_str(good).unwrap();
+        assert_eq!(e.value(), Some(8.0));
+        for residual in ["0.9", "0.25", "0.0", "0.5000001"] {
+            let bad = good.replace("\"residual\":0.5", &format!("\"residual\":{residual}"));
+            let err = serde_json::from_str::<Ema<f64>>(&bad).unwrap_err();
+            assert!(err.to_string().contains("does not match"), "{bad}: {err}");
+        }
+        // 0.5^2000 is far below the smallest normal number: the product is
+        // flushed to 0, and 0 is the only residual that fits.
+        let flushed = good.replace("\"count\":1", "\"count\":2000");
+        assert!(
+            serde_json::from_str::<Ema<f64>>(
+                &flushed.replace("\"residual\":0.5", "\"residual\":0.0")
+            )
+            .is_ok()
+        );
+        assert!(serde_json::from_str::<Ema<f64>>(&flushed).is_err());
+        // Weight 1 for the new value leaves nothing of the start.
+        let replaced = r#"{"momentum":{"Factor":1.0},"initial":0.0,"value":4.0,"count":1,"residual":0.0,"bias_correction":false}"#;
+        assert!(serde_json::from_str::<Ema<f64>>(replaced).is_ok());
+        let kept = replaced.replace("\"residual\":0.0", "\"residual\":0.5");
+        assert!(serde_json::from_str::<Ema<f64>>(&kept).is_err());
+    }
+
+    /// Pushes `n` values and checks that the state passes validation at
+    /// checkpoints, every push around the step where βᵗ reaches the
+    /// smallest normal number (where the product is flushed to 0).
+    fn states_pass<F>(momentum: Momentum<F>, n: u64)
+    where
+        F: momenta::Float + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let beta = momentum.decay(1).as_f64();
+        let flush = (F::min_positive_value().as_f64().ln() / beta.ln()) as u64;
+        let mut e = Ema::with_initial(F::zero(), momentum)
+            .unwrap()
+            .with_bias_correction();
+        let one = F::one();
+        for t in 1..=n {
+            e.push(one);
+            if t < 1000 || t % 997 == 0 || t.abs_diff(flush) < 3000 || t == n {
+                let json = serde_json::to_string(&e).unwrap();
+                let back: Result<Ema<F>, _> = serde_json::from_str(&json);
+                assert!(back.is_ok(), "{momentum:?} after {t}: {json}");
+            }
+        }
+    }
+
+    #[test]
+    fn residuals_from_real_pushes_always_pass() {
+        for d in [
+            0.5,
+            0.9,
+            0.99,
+            0.999,
+            0.9999,
+            0.99999,
+            0.999_999,
+            1.0 - 1e-9,
+            1.0,
+        ] {
+            states_pass(Momentum::Decay(d), 1_000_000);
+        }
+        for a in [0.1, 0.3, 1e-3, 1e-7] {
+            states_pass(Momentum::Factor(a), 1_000_000);
+        }
+        for d in [0.9_f32, 0.999, 0.99999, 0.999_999] {
+            states_pass(Momentum::Decay(d), 1_000_000);
+        }
+        states_pass(Momentum::Factor(1e-3_f32), 200_000);
     }
 
     #[test]
