@@ -10,7 +10,7 @@
 //! exact when they are close (Sterbenz), which is the case that matters.
 
 use crate::Float;
-use crate::float::clamp_non_negative;
+use crate::float::{clamp_non_negative, two_sum};
 
 /// Count, shift, mean offset and sum of squared deviations of a set of
 /// values. `mean = shift + offset`; `m2 = Σ (x − mean)²`.
@@ -293,16 +293,6 @@ impl<F: Float> Moments<F> {
         }
         Ok(())
     }
-}
-
-/// `a + b` as the rounded sum and its exact rounding error (Knuth's
-/// TwoSum; exact when nothing overflows).
-#[inline]
-pub(crate) fn two_sum<F: Float>(a: F, b: F) -> (F, F) {
-    let s = a + b;
-    let bb = s - a;
-    let err = (a - (s - bb)) + (b - bb);
-    (s, err)
 }
 
 /// The incremental mean update `μ + (x − μ)/n`, which stays finite where the
