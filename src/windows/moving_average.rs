@@ -14,12 +14,16 @@ use crate::{Error, Float};
 ///
 /// # Accuracy
 ///
-/// The window sum is kept relative to a shift taken from the data, as an
-/// error-free (TwoSum) compensated pair, and it is rebuilt from scratch every
-/// `window` pushes by a second accumulator that only ever adds — so rounding
-/// errors cannot accumulate, however long the stream. On data like
-/// `1e6 + U(0, 1)` the mean stays within an ulp of the exact mean of the
-/// window at every one of 10⁸ pushes (the crate's tests check this).
+/// The window sum is kept exactly (up to `ε²` terms), relative to a shift
+/// that is always a value in the window — when the value that set it
+/// leaves, the shift moves onto the newest value, exactly and in O(1) — and
+/// it is rebuilt from scratch every `window` pushes by a second accumulator
+/// that only ever adds, so rounding errors cannot accumulate, however long
+/// the stream. On data like `1e6 + U(0, 1)` the mean stays within an ulp of
+/// the exact mean of the window at every one of 10⁸ pushes, and on any order
+/// of the data — an outlier first, a level change, a huge value leaving —
+/// it is within a few ulps of the largest value in the window, no worse
+/// than a two-pass over the window (the crate's tests check both).
 ///
 /// # Memory
 ///
@@ -32,9 +36,10 @@ use crate::{Error, Float};
 /// While the window holds a NaN, or both `+∞` and `−∞`, the mean is NaN;
 /// while it holds only one kind of infinity, the mean is that infinity. They
 /// are counted rather than summed, so the mean is exact again as soon as the
-/// last of them has left the window. (Finite values so far apart that their
-/// difference overflows, such as `f64::MAX` and `-f64::MAX`, also give an
-/// infinite or NaN mean, until `window` pushes after they left.)
+/// last of them has left the window. Finite values whose sum would overflow,
+/// such as `f64::MAX` and `-f64::MAX`, are summed scaled by a power of two
+/// (an O(window) rebuild when the overflow first shows), so their mean stays
+/// finite: `[MAX, -MAX]` gives 0.
 ///
 /// # No `Merge`
 ///

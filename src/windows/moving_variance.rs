@@ -24,10 +24,15 @@ use crate::{Error, Float};
 /// On data like `1e6 + U(0, 1)` the variance stays within about 1e-14
 /// relative error of the exact variance of the window after 10⁸ pushes (the
 /// crate's tests check 1e-12 at every push). Removing a value leaves an
-/// absolute error of a few ulps of the largest M2 the window had since the
-/// last rebuild: right after a burst of large values leaves, a small
-/// variance can be off by that much, until at most `window` pushes later
-/// the rebuild makes it exact again.
+/// error of a few ulps of the terms that went through M2, so when M2 falls
+/// far below them — a huge value or a burst leaving the window — M2 is
+/// recomputed from the values in the window (O(window), rare: it needs M2
+/// to fall by a factor of 8 below its recent updates, which stationary data
+/// with a window of 20 or more practically never does). The mean and both
+/// variances therefore stay, on any order of the data, within twice the
+/// error of a two-pass over the window plus about a hundred ulps (the
+/// crate's tests check this on 10⁶-value streams with outliers and level
+/// changes).
 ///
 /// # Memory
 ///
@@ -35,6 +40,9 @@ use crate::{Error, Float};
 /// pushed, up to `window` of them, so `new(usize::MAX)` works.
 ///
 /// # NaN and infinities
+///
+/// Values near `f64::MAX` follow the crate's policy: `[MAX, -MAX]` has mean
+/// 0 and variance +∞ (a variance too large to represent is +∞, never NaN).
 ///
 /// While the window holds a NaN or an infinity, the variance and standard
 /// deviations are NaN; the mean follows the rule of
@@ -150,11 +158,12 @@ impl<F: Float> MovingVariance<F> {
         self.inner.mean()
     }
 
-    /// Σ(x − x̄)² over the window, NaN while it holds a non-finite value.
-    fn m2(&self) -> F {
+    /// Σ(x − x̄)² / `divisor` over the window, NaN while it holds a
+    /// non-finite value.
+    fn variance(&self, divisor: usize) -> F {
         self.inner
             .finite_stats()
-            .map_or_else(F::nan, ShiftedMoments::m2)
+            .map_or_else(F::nan, |s| s.variance(F::from_count(divisor as u64)))
     }
 
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
@@ -169,7 +178,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
         let n = self.inner.len();
-        (n > 0).then(|| self.m2() / F::from_count(n as u64))
+        (n > 0).then(|| self.variance(n))
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -186,7 +195,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
         let n = self.inner.len();
-        (n > 1).then(|| self.m2() / F::from_count(n as u64 - 1))
+        (n > 1).then(|| self.variance(n - 1))
     }
 
     /// The population standard deviation, √(population variance).

@@ -14,22 +14,50 @@
 //! refresh (additions only, no removals). After `window` such pushes the
 //! window holds exactly those values, and `fresh` replaces `total`. The error
 //! in `total` therefore comes from at most `window` additions and `window`
-//! add/remove pairs, whatever the number of pushes, and every push stays
-//! O(1) — there is no O(window) recomputation pass. A refresh also takes a
-//! new shift from the data, so the shift follows a signal that wanders.
+//! add/remove pairs, whatever the number of pushes.
 //!
-//! # The sums
+//! # The sums and the shift
 //!
-//! [`ShiftedSum`] keeps Σ(x − K) for a shift `K` taken from the data (the
-//! first finite value of its set) as an unevaluated pair `hi + lo`: every
-//! addition is Knuth's error-free TwoSum, so the pair carries the sum of the
-//! (rounded) shifted values with an error of about one ulp of the result
-//! plus `n·u²` terms. On data such as `1e6 + U(0, 1)` the shifted values are
-//! exact (Sterbenz), and the mean `K + Σ/n` is within an ulp or so of the
-//! exact mean of the window. [`ShiftedMoments`] adds M2 = Σ(x − x̄)² with
-//! Welford's update for additions, its inverse for removals, and the
-//! sliding update `M2 += (x_new − x_old)·((x_new − x̄') + (x_old − x̄))` for
-//! a replacement, every deviation measured from the accurate shifted mean.
+//! [`ShiftedSum`] keeps Σ(x − K) for a shift `K` as an unevaluated pair
+//! `hi + lo`. Every value enters as its rounded shifted value, added with
+//! Knuth's error-free TwoSum, plus the rounding error of the subtraction
+//! itself; a replacement adds the exact difference `x_new − x_old`. So the
+//! pair holds the exact sum up to `ε²` terms whatever `K` is, and the mean
+//! `K + Σ/n` is within an ulp or so of the exact mean of the window as long
+//! as `K` is of the size of the values in it.
+//!
+//! The shift is therefore kept on a value that is in the window: when the
+//! value that set it leaves (the first value, once the window is full; the
+//! oldest value, at every refresh), the shift moves onto the value just
+//! pushed, which stays until the next refresh. The move is exact and O(1):
+//! Σ(x − K') = Σ(x − K) − n·(K' − K), with `K' − K` and its product by `n`
+//! formed without rounding. An outlier that set the shift costs no digits
+//! once it has left.
+//!
+//! [`ShiftedMoments`] adds M2 = Σ(x − x̄)² with Welford's update for
+//! additions, its inverse for removals, and the sliding update
+//! `M2 += (x_new − x_old)·((x_new − x̄') + (x_old − x̄))` for a replacement,
+//! every deviation measured from the accurate shifted mean.
+//!
+//! # Rebuilds
+//!
+//! Removing a value leaves in M2 an error of a few ulps of the terms that
+//! went through it: when a huge value leaves, M2 falls and the error would
+//! dominate it. The state keeps the sum of the magnitudes of M2's updates
+//! since M2 was last computed afresh (its "churn"); when that exceeds
+//! [`M2_CANCELLATION`] times M2, M2 is recomputed from the values in the
+//! window (a two-pass from the exact mean), so its error stays within a few
+//! dozen ulps. This costs O(window) and fires only when M2 has fallen by
+//! that factor since it was last computed: never on stationary data with a
+//! window of 20 or more, about once per value that leaves and is much
+//! larger than the rest, and a bounded number of times per factor-8 fall in
+//! a decaying signal.
+//!
+//! Values so large that the sums could overflow (near `f64::MAX`) are
+//! handled the same way: an overflow triggers a rebuild in which every
+//! value is multiplied by a power of two small enough that neither the sum
+//! nor M2 can overflow, so a representable mean stays finite and a variance
+//! too large to represent is +∞, never NaN.
 
 #[cfg(feature = "serde")]
 use alloc::vec::Vec;
@@ -44,6 +72,32 @@ fn count_to<F: Float>(n: usize) -> F {
     F::from_count(n as u64)
 }
 
+/// `a − b` as `(d, e)` with `d + e = a − b` exactly: `d` is the rounded
+/// difference and `e` what rounding dropped (Knuth's TwoSum on `a + (−b)`).
+#[inline]
+fn two_diff<F: Float>(a: F, b: F) -> (F, F) {
+    let d = a - b;
+    let bb = d - a;
+    (d, (a - (d - bb)) - (b + bb))
+}
+
+/// A rebuild of M2 is due when the sum of the magnitudes of its updates
+/// since it was last computed afresh — its rounding error is a few ulps of
+/// that — exceeds M2 by this factor: M2 has then fallen by that much since
+/// the terms were large.
+const M2_CANCELLATION: f64 = 8.0;
+
+/// The power of two `s ≤ 1` that brings `max_abs · s` down to `limit`
+/// (both positive and finite).
+fn scale_for<F: Float>(max_abs: F, limit: F) -> F {
+    let half = F::from_f64(0.5);
+    let mut scale = F::one();
+    while max_abs * scale > limit {
+        scale = scale * half;
+    }
+    scale
+}
+
 /// Statistics of a multiset of finite values that supports adding and
 /// removing values.
 pub(crate) trait WindowStats<F>: Default + Clone {
@@ -51,28 +105,72 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn count(&self) -> usize;
     /// Adds a finite value.
     fn add(&mut self, x: F);
+    /// Adds a finite value to a set that only ever grows from empty (the
+    /// `fresh` accumulator), where the shift need not be taken from the
+    /// data until the set takes over the window.
+    #[inline]
+    fn add_fresh(&mut self, x: F) {
+        self.add(x);
+    }
     /// Removes a finite value that was added earlier.
     fn remove(&mut self, x: F);
     /// Removes `old` and adds `new`, both finite.
     fn replace(&mut self, old: F, new: F);
+    /// Moves the shift onto `x`, a finite value of the set, without
+    /// changing the statistics. O(1).
+    fn rebase(&mut self, x: F);
+    /// Whether rounding may have cost the state digits that only a pass
+    /// over the values can restore: a sum that overflowed, or (for M2) a
+    /// cancellation.
+    fn needs_rebuild(&self) -> bool;
+    /// Recomputes what [`needs_rebuild`](Self::needs_rebuild) found
+    /// unreliable from `values()`, the finite values of the set, oldest
+    /// first. O(n); `values` is called more than once.
+    fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I);
     /// The compensated sum behind the mean.
     fn sum(&self) -> &ShiftedSum<F>;
 }
 
-/// Σ(x − shift) as an unevaluated pair `hi + lo`, with the count.
-#[derive(Clone, Debug, Default)]
+/// Σ(x·scale − shift) as an unevaluated pair `hi + lo`, with the count.
+///
+/// Each value enters as its rounded shifted value plus the rounding error
+/// of that subtraction (`two_diff`), and is removed the same way, so the
+/// pair holds the exact sum of the set's shifted values up to `ε²` terms,
+/// whatever the shift. The shift therefore only matters through the final
+/// rounding of `shift + offset`, and it can be moved in O(1)
+/// ([`rebase`](WindowStats::rebase)).
+#[derive(Clone, Debug)]
 pub(crate) struct ShiftedSum<F> {
     count: usize,
-    /// A value from the set (the first one added); 0 when empty.
+    /// A value from the set, scaled; 0 when empty.
     shift: F,
     hi: F,
     lo: F,
+    /// A power of two ≤ 1 every value is multiplied by first: 1 unless the
+    /// values are so large that their sums would overflow.
+    scale: F,
+    /// `1 / scale`, exactly.
+    unscale: F,
+}
+
+impl<F: Float> Default for ShiftedSum<F> {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            shift: F::zero(),
+            hi: F::zero(),
+            lo: F::zero(),
+            scale: F::one(),
+            unscale: F::one(),
+        }
+    }
 }
 
 impl<F: Float> ShiftedSum<F> {
+    /// `x·scale − shift` as a rounded value and its rounding error.
     #[inline]
-    fn shifted(&self, x: F) -> F {
-        x - self.shift
+    fn shifted(&self, x: F) -> (F, F) {
+        two_diff(x * self.scale, self.shift)
     }
 
     /// Adds `y` to `hi + lo` without losing the rounding error (TwoSum).
@@ -85,7 +183,7 @@ impl<F: Float> ShiftedSum<F> {
         self.lo = self.lo + err;
     }
 
-    /// The mean minus the shift; 0 when empty.
+    /// The (scaled) mean minus the shift; 0 when empty.
     #[inline]
     pub(crate) fn offset(&self) -> F {
         if self.count == 0 {
@@ -98,7 +196,43 @@ impl<F: Float> ShiftedSum<F> {
     /// The mean of the set; 0 when empty.
     #[inline]
     pub(crate) fn mean(&self) -> F {
-        self.shift + self.offset()
+        (self.shift + self.offset()) * self.unscale
+    }
+
+    /// Whether the pair overflowed (an overflow makes `lo` NaN).
+    #[inline]
+    fn overflowed(&self) -> bool {
+        !self.lo.is_finite()
+    }
+
+    /// The sum of `values()` with `scale`, shifted by the newest value.
+    fn of_values<I: Iterator<Item = F>>(
+        values: &impl Fn() -> I,
+        limit: impl Fn(usize) -> F,
+    ) -> Self {
+        let (mut count, mut max_abs, mut newest) = (0_usize, F::zero(), None);
+        for x in values() {
+            count += 1;
+            max_abs = max_abs.max(x.abs());
+            newest = Some(x);
+        }
+        let Some(newest) = newest else {
+            return Self::default();
+        };
+        let scale = scale_for(max_abs, limit(count));
+        let mut sum = Self {
+            count,
+            shift: newest * scale,
+            scale,
+            unscale: F::one() / scale,
+            ..Self::default()
+        };
+        for x in values() {
+            let (y, e) = sum.shifted(x);
+            sum.accumulate(y);
+            sum.lo = sum.lo + e;
+        }
+        sum
     }
 }
 
@@ -114,13 +248,24 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
             *self = Self {
                 count: 1,
                 shift: x,
-                hi: F::zero(),
-                lo: F::zero(),
+                ..Self::default()
             };
             return;
         }
         self.count += 1;
-        self.accumulate(self.shifted(x));
+        let (y, e) = self.shifted(x);
+        self.accumulate(y);
+        self.lo = self.lo + e;
+    }
+
+    /// The plain sum Σx (shift 0), which TwoSum keeps exact: cheaper than
+    /// a shifted sum, and [`rebase`](WindowStats::rebase) moves the shift
+    /// into the data when the set takes over the window.
+    #[inline]
+    fn add_fresh(&mut self, x: F) {
+        debug_assert!(self.shift == F::zero() && self.scale == F::one());
+        self.count += 1;
+        self.accumulate(x);
     }
 
     #[inline]
@@ -131,8 +276,10 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
             return;
         }
         self.count -= 1;
-        // `shift − x` is exactly `−(x − shift)`: rounding is symmetric.
-        self.accumulate(self.shift - x);
+        // The same `y + e` as when `x` was added: it leaves exactly.
+        let (y, e) = self.shifted(x);
+        self.accumulate(-y);
+        self.lo = self.lo - e;
     }
 
     #[inline]
@@ -140,8 +287,45 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         if self.count == 0 {
             return self.add(new);
         }
-        self.accumulate(self.shifted(new));
-        self.accumulate(self.shift - old);
+        // The sum moves by exactly `new − old`, whatever the shift.
+        let (d, e) = if self.scale == F::one() {
+            two_diff(new, old)
+        } else {
+            two_diff(new * self.scale, old * self.scale)
+        };
+        self.accumulate(d);
+        self.lo = self.lo + e;
+    }
+
+    /// Σ(x − K') = Σ(x − K) − n·(K' − K), with `K' − K` and its product by
+    /// `n` formed exactly (TwoSum, then a fused multiply-add for the
+    /// product's rounding error).
+    fn rebase(&mut self, x: F) {
+        if self.count == 0 {
+            return;
+        }
+        let shift = x * self.scale;
+        let (d, d_err) = two_diff(shift, self.shift);
+        let n = count_to::<F>(self.count);
+        let p = n * d;
+        let p_err = n.mul_add(d, -p);
+        self.accumulate(-p);
+        self.lo = self.lo - (p_err + n * d_err);
+        self.shift = shift;
+    }
+
+    #[inline]
+    fn needs_rebuild(&self) -> bool {
+        self.overflowed()
+    }
+
+    /// The sum afresh, scaled so that it cannot overflow, with the newest
+    /// value as the shift.
+    fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
+        // Σ|x·scale − shift| ≤ 2n·max|x|·scale must stay below the largest
+        // float.
+        let four = F::from_f64(4.0);
+        *self = Self::of_values(&values, |n| F::max_value() / four / count_to(n));
     }
 
     #[inline]
@@ -150,18 +334,40 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     }
 }
 
-/// A [`ShiftedSum`] and M2 = Σ(x − x̄)².
-#[derive(Clone, Debug, Default)]
+/// A [`ShiftedSum`] and M2 = Σ(x − x̄)² (in the sum's scale, squared).
+#[derive(Clone, Debug)]
 pub(crate) struct ShiftedMoments<F> {
     sum: ShiftedSum<F>,
     m2: F,
+    /// The sum of the magnitudes of the updates M2 took since it was last
+    /// computed afresh: its rounding error is a few ulps of this.
+    churn: F,
+}
+
+impl<F: Float> Default for ShiftedMoments<F> {
+    fn default() -> Self {
+        Self {
+            sum: ShiftedSum::default(),
+            m2: F::zero(),
+            churn: F::zero(),
+        }
+    }
 }
 
 impl<F: Float> ShiftedMoments<F> {
-    /// M2, never negative (NaN passes through).
+    /// M2 / `divisor`, never negative (NaN passes through); +∞ when too
+    /// large to represent.
     #[inline]
-    pub(crate) fn m2(&self) -> F {
-        clamp_non_negative(self.m2)
+    pub(crate) fn variance(&self, divisor: F) -> F {
+        let unscale = self.sum.unscale;
+        clamp_non_negative(self.m2) / divisor * unscale * unscale
+    }
+
+    /// Adds `term` to M2 and its magnitude to the churn.
+    #[inline]
+    fn update(&mut self, term: F) {
+        self.m2 = self.m2 + term;
+        self.churn = self.churn + term.abs();
     }
 }
 
@@ -175,9 +381,9 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     fn add(&mut self, x: F) {
         let before = self.sum.offset();
         self.sum.add(x);
-        let y = self.sum.shifted(x);
+        let y = x * self.sum.scale - self.sum.shift;
         let after = self.sum.offset();
-        self.m2 = self.m2 + (y - before) * (y - after);
+        self.update((y - before) * (y - after));
     }
 
     #[inline]
@@ -186,13 +392,14 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             // One value or none is left, whose M2 is exactly 0.
             self.sum.remove(x);
             self.m2 = F::zero();
+            self.churn = F::zero();
             return;
         }
         let before = self.sum.offset();
-        let y = self.sum.shifted(x);
+        let y = x * self.sum.scale - self.sum.shift;
         self.sum.remove(x);
         let after = self.sum.offset();
-        self.m2 = self.m2 - (y - before) * (y - after);
+        self.update(-((y - before) * (y - after)));
     }
 
     #[inline]
@@ -200,14 +407,47 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         if self.sum.count <= 1 {
             self.sum.replace(old, new);
             self.m2 = F::zero();
+            self.churn = F::zero();
             return;
         }
         let before = self.sum.offset();
-        let y_old = self.sum.shifted(old);
-        let y_new = self.sum.shifted(new);
+        let y_old = old * self.sum.scale - self.sum.shift;
+        let y_new = new * self.sum.scale - self.sum.shift;
         self.sum.replace(old, new);
         let after = self.sum.offset();
-        self.m2 = self.m2 + (y_new - y_old) * ((y_new - after) + (y_old - before));
+        self.update((y_new - y_old) * ((y_new - after) + (y_old - before)));
+    }
+
+    fn rebase(&mut self, x: F) {
+        self.sum.rebase(x);
+    }
+
+    /// Also true when M2 is NaN, negative, or +∞ (an overflow).
+    #[inline]
+    fn needs_rebuild(&self) -> bool {
+        let limit = self.m2 * F::from_f64(M2_CANCELLATION);
+        !(self.churn <= limit && self.m2 < F::infinity()) || self.sum.overflowed()
+    }
+
+    /// M2 = Σ(x − x̄)² afresh from the accurate mean (a two-pass); after an
+    /// overflow, the sum too, scaled so that neither can overflow again.
+    fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
+        if self.sum.overflowed() || !self.m2.is_finite() {
+            // n·(2·max|x|·scale)² — M2, and the churn of a window's worth
+            // of updates — must stay well below the largest float.
+            let sixty_four = F::from_f64(64.0);
+            let limit = |n| (F::max_value() / sixty_four / count_to(n)).sqrt();
+            self.sum = ShiftedSum::of_values(&values, limit);
+        }
+        let offset = self.sum.offset();
+        let mut m2 = F::zero();
+        for x in values() {
+            let (y, e) = self.sum.shifted(x);
+            let d = (y - offset) + e;
+            m2 = m2 + d * d;
+        }
+        self.m2 = m2;
+        self.churn = m2;
     }
 
     #[inline]
@@ -275,6 +515,9 @@ pub(crate) struct Window<F, S> {
     fresh: S,
     /// Pushes into a full window since the last refresh.
     since_refresh: usize,
+    /// The value that set the shift of `total` is about to leave or has
+    /// left: move the shift onto the next finite value pushed.
+    rebase_pending: bool,
 }
 
 impl<F: Float, S: WindowStats<F>> Window<F, S> {
@@ -291,6 +534,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             total: S::default(),
             fresh: S::default(),
             since_refresh: 0,
+            rebase_pending: false,
         })
     }
 
@@ -304,6 +548,8 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 } else {
                     *self.non_finite.slot(x) += 1;
                 }
+                // The shift is the first value, which the next push drops.
+                self.rebase_pending = self.ring.is_full();
             }
             Some(old) => {
                 match (old.is_finite(), finite) {
@@ -322,17 +568,42 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     }
                 }
                 if finite {
-                    self.fresh.add(x);
+                    self.fresh.add_fresh(x);
                 }
                 self.since_refresh += 1;
                 if self.since_refresh == self.ring.window() {
-                    // The window now holds exactly the values in `fresh`.
+                    // The window now holds exactly the values in `fresh`,
+                    // whose shift is the oldest of them.
                     debug_assert_eq!(self.fresh.count(), self.total.count());
                     self.total = core::mem::take(&mut self.fresh);
                     self.since_refresh = 0;
+                    self.rebase_pending = true;
                 }
             }
         }
+        if self.rebase_pending && finite {
+            self.rebase(x);
+        }
+        if self.total.needs_rebuild() {
+            self.rebuild();
+        }
+    }
+
+    /// Moves the shift onto `x`, which stays in the window until the next
+    /// refresh. O(1), once per `window` pushes.
+    #[cold]
+    #[inline(never)]
+    fn rebase(&mut self, x: F) {
+        self.total.rebase(x);
+        self.rebase_pending = false;
+    }
+
+    /// Recomputes the statistics of the window from its values.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self) {
+        let ring = &self.ring;
+        self.total.rebuild(|| ring.iter().filter(|x| x.is_finite()));
     }
 
     pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
@@ -355,6 +626,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.total = S::default();
         self.fresh = S::default();
         self.since_refresh = 0;
+        self.rebase_pending = false;
     }
 
     pub(crate) fn window(&self) -> usize {
@@ -531,12 +803,13 @@ mod tests {
             let (mean, m2) = naive(&set);
             // Within an ulp or two: both are rounded.
             assert!((m.sum().mean() - mean).abs() <= 2.0 * f64::EPSILON * mean.abs());
-            assert!((m.m2() - m2).abs() < 1e-12, "{} vs {m2}", m.m2());
+            let got = m.variance(1.0);
+            assert!((got - m2).abs() < 1e-12, "{got} vs {m2}");
         }
         m.remove(6.0);
         m.remove(1.0);
         assert_eq!(m.count(), 1);
-        assert_eq!(m.m2(), 0.0);
+        assert_eq!(m.variance(1.0), 0.0);
     }
 
     #[test]
@@ -569,8 +842,73 @@ mod tests {
             w.push(f64::from(x));
             assert_eq!(w.since_refresh, (x - 3) as usize % 4);
         }
-        // After a refresh the shift is the oldest value in the window.
-        assert_eq!(w.total.shift, 8.0);
+        // After a refresh the shift is the newest value in the window.
+        assert_eq!(w.total.shift, 11.0);
         assert_eq!(w.mean(), Some(9.5));
+    }
+
+    #[test]
+    fn the_shift_moves_when_its_value_leaves() {
+        let mut w = Window::<f64, ShiftedSum<f64>>::new(3).unwrap();
+        for x in [1e12, 0.25, 0.5] {
+            w.push(x);
+        }
+        // The first value set the shift; filling the window schedules the
+        // move, which happens on the newest value at once.
+        assert_eq!(w.total.shift, 0.5);
+        assert_eq!(w.mean(), Some((1e12 + 0.75) / 3.0));
+        w.push(0.125);
+        // 1e12 has left: the mean is within an ulp, not off by an ulp of
+        // 1e12.
+        let exact = 0.875 / 3.0;
+        assert!((w.mean().unwrap() - exact).abs() <= f64::EPSILON * exact);
+    }
+
+    #[test]
+    fn a_rebase_keeps_the_sum_exact() {
+        let mut s = ShiftedSum::<f64>::default();
+        for x in [1e12, 0.1, 0.2, 0.3] {
+            s.add(x);
+        }
+        s.rebase(0.2);
+        s.remove(1e12);
+        // 0.1 + 0.2 + 0.3 exactly, divided by 3, up to the two roundings
+        // of the mean.
+        let exact = 0.6 / 3.0;
+        assert!((s.mean() - exact).abs() <= 2.0 * f64::EPSILON * exact);
+        assert_eq!(s.shift, 0.2);
+    }
+
+    #[test]
+    fn a_cancelled_m2_is_rebuilt_from_the_values() {
+        let mut w = Window::<f64, ShiftedMoments<f64>>::new(4).unwrap();
+        for x in [1e12, 1.0, 2.0, 3.0, 4.0] {
+            w.push(x);
+        }
+        // The window is [1, 2, 3, 4]: M2 = 5 exactly, not a few ulps of
+        // the 1e24 it was.
+        let stats = w.finite_stats().unwrap();
+        assert_eq!(stats.variance(1.0), 5.0);
+        assert_eq!(w.mean(), Some(2.5));
+    }
+
+    #[test]
+    fn sums_that_would_overflow_are_scaled() {
+        let mut w = Window::<f64, ShiftedMoments<f64>>::new(3).unwrap();
+        w.push(f64::MAX);
+        w.push(-f64::MAX);
+        assert_eq!(w.mean(), Some(0.0));
+        let stats = w.finite_stats().unwrap();
+        assert!(stats.sum.scale < 1.0);
+        assert_eq!(stats.variance(2.0), f64::INFINITY);
+        w.push(f64::MAX);
+        let third = f64::MAX / 3.0;
+        assert!((w.mean().unwrap() - third).abs() <= f64::EPSILON * third);
+        for x in [1.0, 2.0, 3.0] {
+            w.push(x);
+        }
+        // The huge values have left: unscaled and exact again.
+        assert_eq!(w.mean(), Some(2.0));
+        assert_eq!(w.finite_stats().unwrap().variance(2.0), 1.0);
     }
 }

@@ -63,6 +63,59 @@ fn a_variance_too_large_to_represent_is_infinite_not_nan() {
 }
 
 #[test]
+fn windows_near_max_keep_representable_means_and_infinite_variances() {
+    for window in [2, 3, 100] {
+        let mut a = MovingAverage::<f64>::new(window).unwrap();
+        let mut v = MovingVariance::<f64>::new(window).unwrap();
+        for x in [MAX, -MAX] {
+            a.push(x);
+            v.push(x);
+        }
+        assert_eq!(a.mean(), Some(0.0), "window {window}");
+        assert_eq!(v.mean(), Some(0.0), "window {window}");
+        assert_eq!(
+            v.population_variance(),
+            Some(f64::INFINITY),
+            "window {window}"
+        );
+        assert_eq!(v.sample_std_dev(), Some(f64::INFINITY), "window {window}");
+        // More of them, in any order: the mean stays finite and within
+        // rounding of the exact one, the variance +∞, never NaN.
+        let xs = [MAX, 0.0, -MAX, MAX, MAX, -MAX, -MAX, MAX];
+        for (i, &x) in xs.iter().enumerate() {
+            let m = a.push(x);
+            v.push(x);
+            let all: Vec<f64> = [MAX, -MAX].iter().chain(&xs[..=i]).copied().collect();
+            let last = &all[all.len().saturating_sub(window)..];
+            // Σ/n of ±MAX and 0, exactly, as a multiple of MAX.
+            let units: f64 = last.iter().map(|x| x / MAX).sum();
+            let exact = units / last.len() as f64 * MAX;
+            assert!(
+                m.is_finite() && (m - exact).abs() <= 4.0 * f64::EPSILON * MAX,
+                "{m:e}"
+            );
+            let vm = v.mean().unwrap();
+            assert!(
+                vm.is_finite() && (vm - exact).abs() <= 4.0 * f64::EPSILON * MAX,
+                "{vm:e}"
+            );
+            if last.iter().any(|&x| x != last[0]) {
+                assert_eq!(v.population_variance(), Some(f64::INFINITY));
+            } else {
+                assert_eq!(v.population_variance(), Some(0.0));
+            }
+        }
+    }
+    let mut v = MovingVariance::<f64>::new(2).unwrap();
+    v.extend_from_slice(&[MAX, MAX]);
+    assert_eq!((v.mean(), v.population_variance()), (Some(MAX), Some(0.0)));
+    let mut v = MovingVariance::<f32>::new(3).unwrap();
+    v.extend_from_slice(&[f32::MAX, -f32::MAX, 1.0]);
+    assert!(v.mean().unwrap().abs() <= 1.0);
+    assert_eq!(v.sample_variance(), Some(f32::INFINITY));
+}
+
+#[test]
 fn subnormals_are_ordinary_numbers() {
     assert_eq!(means(&[TINY, TINY]), [Some(TINY); 3]);
     for v in three_ways(&[0.0, TINY, 0.0, TINY]) {

@@ -308,14 +308,16 @@ fn infinities_give_the_infinite_mean_and_a_nan_variance_then_recover() {
 }
 
 #[test]
-fn finite_values_whose_difference_overflows_recover_after_a_refresh() {
-    // Documented: |x − y| overflowing poisons the sums until the values
-    // have left and `window` more pushes have rebuilt them.
+fn finite_values_whose_difference_overflows_stay_finite_and_recover() {
+    // Sums that would overflow are scaled: the mean of [MAX, −MAX] is 0,
+    // and the statistics are exact again once those values have left.
     let mut a = MovingAverage::<f64>::new(2).unwrap();
     let mut v = MovingVariance::<f64>::new(2).unwrap();
     for x in [f64::MAX, -f64::MAX, 1.0, 2.0, 3.0, 5.0] {
-        a.push(x);
+        assert!(a.push(x).is_finite());
         v.push(x);
+        assert!(v.mean().unwrap().is_finite());
+        assert!(!v.population_variance().unwrap().is_nan());
     }
     assert_eq!(a.mean(), Some(4.0));
     assert_eq!(v.mean(), Some(4.0));
@@ -462,5 +464,285 @@ fn f32_windows_track_the_f64_truth() {
         );
         let got = f64::from(v.population_variance().unwrap());
         assert!((got - var).abs() <= 1e-3 * var + 1e-6, "{got} vs {var}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Hostile orders against a naive two-pass over the window.
+//
+// Every value is `k / 2^20` for an integer `k` (exact in f64), so the exact
+// statistics of the window come from integer sums: the mean from Σk, M2 from
+// the exact deviations `n·k − Σk`. At each checked push the error of the
+// moving statistics must be at most twice the error of a naive two-pass
+// (plain sum for the mean, then Σ(x − mean)²) over the same window, plus a
+// few rounding units: for the mean, units of the largest |x| in the window
+// (the scale of any summation's rounding); for the variances, of the exact
+// value.
+
+const FIX: f64 = (1u64 << 20) as f64;
+
+/// Exact mean, population and sample variance of the window `ks / 2^20`,
+/// each within about two ulps.
+fn exact_window(ks: &[i64]) -> (f64, f64, Option<f64>) {
+    let n = ks.len() as i128;
+    let s: i128 = ks.iter().map(|&k| i128::from(k)).sum();
+    let mean = s as f64 / (n as f64 * FIX);
+    // Σ (n·k − s)², each deviation exact in i128 and rounded once to f64,
+    // summed with a compensated sum.
+    let (mut hi, mut lo) = (0.0_f64, 0.0_f64);
+    for &k in ks {
+        let d = (n * i128::from(k) - s) as f64;
+        let sq = d * d;
+        let t = hi + sq;
+        lo += if hi.abs() >= sq {
+            (hi - t) + sq
+        } else {
+            (sq - t) + hi
+        };
+        hi = t;
+    }
+    let m2 = (hi + lo) / (n as f64 * n as f64 * FIX * FIX);
+    let sample = (n >= 2).then(|| m2 / (n as f64 - 1.0));
+    (mean, m2 / n as f64, sample)
+}
+
+/// The naive two-pass statistics of `xs`, in order.
+fn two_pass(xs: &[f64]) -> (f64, f64, Option<f64>) {
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let m2: f64 = xs.iter().map(|x| (x - mean) * (x - mean)).sum();
+    (mean, m2 / n, (xs.len() >= 2).then(|| m2 / (n - 1.0)))
+}
+
+/// Largest error seen, as a multiple of the allowed error.
+#[derive(Default, Debug)]
+struct Worst {
+    mean: f64,
+    population: f64,
+    sample: f64,
+    /// Largest relative error of the moving mean and variance, for the
+    /// report.
+    mean_rel: f64,
+    var_rel: f64,
+}
+
+/// Checks one statistic: `got` against `exact`, given the naive two-pass
+/// value; `unit` is one rounding unit. Returns the error as a fraction of
+/// the allowed error (≤ 1 passes).
+fn ratio(got: f64, naive: f64, exact: f64, units: f64, unit: f64) -> f64 {
+    let allowed = 2.0 * (naive - exact).abs() + units * unit;
+    if allowed == 0.0 {
+        if got == exact { 0.0 } else { f64::INFINITY }
+    } else {
+        (got - exact).abs() / allowed
+    }
+}
+
+/// Pushes the fixed-point values `ks` through a `MovingAverage` and a
+/// `MovingVariance` of `window`, checking every push for which `check(i)`
+/// holds (and that the two types agree on the mean at every push).
+fn run_against_two_pass(ks: &[i64], window: usize, check: impl Fn(usize) -> bool) -> Worst {
+    let mut a = MovingAverage::<f64>::new(window).unwrap();
+    let mut v = MovingVariance::<f64>::new(window).unwrap();
+    let xs: Vec<f64> = ks.iter().map(|&k| k as f64 / FIX).collect();
+    let mut worst = Worst::default();
+    for (i, &x) in xs.iter().enumerate() {
+        let m = a.push(x);
+        v.push(x);
+        if !check(i) {
+            continue;
+        }
+        let lo = (i + 1).saturating_sub(window);
+        let (w, wk) = (&xs[lo..=i], &ks[lo..=i]);
+        let (mean, pop, sample) = exact_window(wk);
+        let (n_mean, n_pop, n_sample) = two_pass(w);
+        let max = w.iter().fold(0.0_f64, |acc, x| acc.max(x.abs()));
+        let eps = f64::EPSILON;
+        let r = ratio(m, n_mean, mean, 4.0, eps * max);
+        assert!(
+            r <= 1.0,
+            "push {i}: moving average {m:e}, exact {mean:e}, naive {n_mean:e}"
+        );
+        let vm = v.mean().unwrap();
+        let r = r.max(ratio(vm, n_mean, mean, 4.0, eps * max));
+        assert!(
+            r <= 1.0,
+            "push {i}: moving variance's mean {vm:e}, exact {mean:e}, naive {n_mean:e}"
+        );
+        worst.mean = worst.mean.max(r);
+        worst.mean_rel = worst.mean_rel.max((m - mean).abs() / mean.abs().max(eps));
+        let got = v.population_variance().unwrap();
+        let r = ratio(got, n_pop, pop, 128.0, eps * pop);
+        assert!(
+            r <= 1.0,
+            "push {i}: population variance {got:e}, exact {pop:e}, naive {n_pop:e}"
+        );
+        worst.population = worst.population.max(r);
+        worst.var_rel = worst
+            .var_rel
+            .max((got - pop).abs() / pop.max(f64::MIN_POSITIVE));
+        if let (Some(got), Some(sample), Some(n_sample)) = (v.sample_variance(), sample, n_sample) {
+            let r = ratio(got, n_sample, sample, 128.0, eps * sample);
+            assert!(
+                r <= 1.0,
+                "push {i}: sample variance {got:e}, exact {sample:e}, naive {n_sample:e}"
+            );
+            worst.sample = worst.sample.max(r);
+        }
+    }
+    worst
+}
+
+/// `count` values `U(0, 1)` in steps of 2⁻²⁰ (as integers `k`).
+fn unit_ks(rng: &mut SplitMix, count: usize) -> Vec<i64> {
+    (0..count).map(|_| (rng.next_u64() >> 44) as i64).collect()
+}
+
+const OUTLIER: i64 = 1_000_000_000_000 << 20; // 1e12
+
+/// Every push is checked for small windows; large windows every sixteenth
+/// push and every push within 64 after a value leaves that is far from the
+/// rest (the moments where a stale shift or a cancellation would show).
+fn checked(window: usize, exits: Vec<usize>) -> impl Fn(usize) -> bool {
+    move |i| {
+        window <= 100
+            || i % 16 == 0
+            || exits
+                .binary_search_by(|&e| {
+                    if e > i {
+                        core::cmp::Ordering::Greater
+                    } else if i - e <= 64 {
+                        core::cmp::Ordering::Equal
+                    } else {
+                        core::cmp::Ordering::Less
+                    }
+                })
+                .is_ok()
+    }
+}
+
+const STREAM: usize = 1_000_000;
+
+#[test]
+fn an_outlier_first_costs_no_digits_once_it_has_left() {
+    for window in [100, 1000] {
+        let mut rng = SplitMix(11 + window as u64);
+        let mut ks = vec![OUTLIER];
+        ks.extend(unit_ks(&mut rng, STREAM - 1));
+        let w = run_against_two_pass(&ks, window, checked(window, vec![window]));
+        eprintln!("outlier first, window {window}: {w:?}");
+    }
+}
+
+#[test]
+fn outliers_first_after_a_refresh_or_anywhere_cost_no_digits() {
+    for window in [100, 1000] {
+        let mut rng = SplitMix(23 + window as u64);
+        let mut ks = unit_ks(&mut rng, STREAM);
+        let mut exits = Vec::new();
+        for (i, k) in ks.iter_mut().enumerate() {
+            // Every seventh refresh of a full window (the push after
+            // 2·window, 3·window, … pushes), and about one value in
+            // 3·window at random, with either sign.
+            let after_refresh = i >= 2 * window && i % (7 * window) == 0;
+            if after_refresh || rng.next_u64() % (3 * window as u64) == 0 {
+                *k = if rng.next_u64() % 2 == 0 {
+                    OUTLIER
+                } else {
+                    -OUTLIER / 3
+                };
+                exits.push(i + window);
+            }
+        }
+        let w = run_against_two_pass(&ks, window, checked(window, exits));
+        eprintln!("outliers after refreshes and at random, window {window}: {w:?}");
+    }
+}
+
+#[test]
+fn a_level_change_costs_no_digits_once_the_old_level_has_left() {
+    for window in [100, 1000] {
+        let mut rng = SplitMix(37 + window as u64);
+        let mut ks = Vec::with_capacity(STREAM);
+        let mut exits = Vec::new();
+        while ks.len() < STREAM {
+            // 1e9 + U(0, 1) for a window and a half, then U(0, 1) near 0
+            // for five windows.
+            let high = (rng.next_u64() % (window as u64) + window as u64 / 2) as usize;
+            ks.extend(
+                unit_ks(&mut rng, high)
+                    .iter()
+                    .map(|k| k + (1_000_000_000 << 20)),
+            );
+            exits.push(ks.len() + window);
+            ks.extend(unit_ks(&mut rng, 5 * window));
+        }
+        ks.truncate(STREAM);
+        let w = run_against_two_pass(&ks, window, checked(window, exits));
+        eprintln!("level changes, window {window}: {w:?}");
+    }
+}
+
+#[test]
+fn a_huge_value_leaving_a_small_window_leaves_an_exact_variance() {
+    // Window 5 over values of wildly different sizes, one huge value at a
+    // time, each checked at every push.
+    let mut rng = SplitMix(5);
+    let ks: Vec<i64> = (0..STREAM)
+        .map(|i| {
+            let k = (rng.next_u64() >> 44) as i64;
+            match i % 13 {
+                0 => k + OUTLIER,
+                6 => -k * 1024,
+                _ => k,
+            }
+        })
+        .collect();
+    let w = run_against_two_pass(&ks, 5, |_| true);
+    eprintln!("huge values through window 5: {w:?}");
+}
+
+#[test]
+fn non_finite_values_entering_and_leaving_cost_no_digits() {
+    let window = 100;
+    let mut rng = SplitMix(77);
+    let mut a = MovingAverage::<f64>::new(window).unwrap();
+    let mut v = MovingVariance::<f64>::new(window).unwrap();
+    let mut xs: Vec<f64> = Vec::new();
+    let mut ks: Vec<i64> = Vec::new();
+    for i in 0..200_000_usize {
+        let (x, k) = match rng.next_u64() % 500 {
+            0 => (f64::NAN, 0),
+            1 => (f64::INFINITY, 0),
+            2 => (f64::NEG_INFINITY, 0),
+            3 => (1e12, OUTLIER),
+            _ => {
+                let k = (rng.next_u64() >> 44) as i64;
+                (k as f64 / FIX, k)
+            }
+        };
+        xs.push(x);
+        ks.push(k);
+        let m = a.push(x);
+        v.push(x);
+        let lo = (i + 1).saturating_sub(window);
+        let w = &xs[lo..=i];
+        if w.iter().any(|x| !x.is_finite()) {
+            assert!(!m.is_finite() && !v.population_variance().unwrap().is_finite());
+            continue;
+        }
+        let (mean, pop, _) = exact_window(&ks[lo..=i]);
+        let (n_mean, n_pop, _) = two_pass(w);
+        let max = w.iter().fold(0.0_f64, |acc, x| acc.max(x.abs()));
+        let eps = f64::EPSILON;
+        assert!(
+            ratio(m, n_mean, mean, 4.0, eps * max) <= 1.0,
+            "push {i}: mean {m:e} vs {mean:e}"
+        );
+        let got = v.population_variance().unwrap();
+        assert!(
+            ratio(got, n_pop, pop, 128.0, eps * pop) <= 1.0,
+            "push {i}: variance {got:e} vs {pop:e}"
+        );
     }
 }
