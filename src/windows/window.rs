@@ -63,8 +63,9 @@
 use alloc::vec::Vec;
 
 use super::ring::Ring;
+use crate::Float;
 use crate::error::{Error, ErrorKind};
-use crate::{Float, float::clamp_non_negative};
+use crate::float::{clamp_non_negative, two_sum};
 
 /// `n` as a float.
 #[inline]
@@ -73,12 +74,10 @@ fn count_to<F: Float>(n: usize) -> F {
 }
 
 /// `a − b` as `(d, e)` with `d + e = a − b` exactly: `d` is the rounded
-/// difference and `e` what rounding dropped (Knuth's TwoSum on `a + (−b)`).
+/// difference and `e` what rounding dropped (TwoSum on `a + (−b)`).
 #[inline]
 fn two_diff<F: Float>(a: F, b: F) -> (F, F) {
-    let d = a - b;
-    let bb = d - a;
-    (d, (a - (d - bb)) - (b + bb))
+    two_sum(a, -b)
 }
 
 /// A rebuild of M2 is due when the sum of the magnitudes of its updates
@@ -176,9 +175,7 @@ impl<F: Float> ShiftedSum<F> {
     /// Adds `y` to `hi + lo` without losing the rounding error (TwoSum).
     #[inline]
     fn accumulate(&mut self, y: F) {
-        let s = self.hi + y;
-        let b = s - self.hi;
-        let err = (self.hi - (s - b)) + (y - b);
+        let (s, err) = two_sum(self.hi, y);
         self.hi = s;
         self.lo = self.lo + err;
     }
@@ -737,11 +734,7 @@ mod tests {
     use alloc::vec::Vec;
 
     /// Exact reference: the set of values as a plain vector.
-    fn naive(xs: &[f64]) -> (f64, f64) {
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
-    }
+    use crate::test_support::two_pass as naive;
 
     #[test]
     fn shifted_sum_adds_removes_and_replaces_exactly_on_small_integers() {
