@@ -80,6 +80,12 @@ pub enum ErrorKind {
         /// Which invariant, in words.
         reason: String,
     },
+    /// An exchange between processes failed: a message too large for the
+    /// transport, or a peer's state that does not decode or validate.
+    Transport {
+        /// What went wrong, naming the peer where there is one.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -104,6 +110,16 @@ impl Error {
             what,
             expected,
             actual,
+        })
+    }
+
+    #[cfg_attr(
+        not(feature = "mpi"),
+        allow(dead_code, reason = "only the transports build these")
+    )]
+    pub(crate) fn transport(reason: impl Into<String>) -> Self {
+        Self::from(ErrorKind::Transport {
+            reason: reason.into(),
         })
     }
 
@@ -142,6 +158,7 @@ impl fmt::Display for Error {
                 "expected at least {needed} values per channel, got {actual}"
             ),
             ErrorKind::InvalidState { reason } => write!(f, "invalid state: {reason}"),
+            ErrorKind::Transport { reason } => write!(f, "transport: {reason}"),
         }
     }
 }

@@ -184,6 +184,8 @@ mod error;
 mod exponential;
 mod float;
 mod kernels;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod windows;

@@ -31,6 +31,8 @@ mod kernels;
 /// The laws of `Merge` and `Accumulator` for the core types, 10 000
 /// quickcheck cases each.
 mod laws;
+/// The MPI transport in one process (feature `mpi`).
+mod mpi;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
