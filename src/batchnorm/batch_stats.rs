@@ -88,7 +88,7 @@ fn mean_of(m: &Moments<f64>) -> f64 {
 }
 
 impl<F: Float> BatchStats<F> {
-    fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
+    pub(super) fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
         let mean = moments.iter().map(|m| F::from_f64(mean_of(m))).collect();
         Self {
             count,

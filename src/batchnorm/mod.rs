@@ -46,6 +46,7 @@
 //! | `normalize.rs` | [`Normalizer`], [`normalize`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
+//! | `array.rs` | [`BatchStats::compute_axis`] for `ndarray` views (feature `ndarray`) |
 //!
 //! # Example
 //!
@@ -103,6 +104,8 @@
 //! # Ok::<(), momenta::Error>(())
 //! ```
 
+#[cfg(feature = "ndarray")]
+mod array;
 mod batch_stats;
 mod checks;
 mod config;

@@ -33,6 +33,8 @@ mod kernels;
 mod laws;
 /// The MPI transport in one process (feature `mpi`).
 mod mpi;
+/// `ndarray` views along any axis (feature `ndarray`).
+mod ndarray;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
