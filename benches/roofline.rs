@@ -60,6 +60,22 @@ fn sum_f32(xs: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// A plain sum of half-precision data: converted to `f32` a block at a
+/// time by the `half` crate's slice conversion (F16C where the CPU has
+/// it), then summed in 32 accumulators.
+#[cfg(feature = "half")]
+fn sum_f16(xs: &[half::f16]) -> f32 {
+    use half::slice::HalfFloatSliceExt;
+    let mut buf = [0.0_f32; 512];
+    let mut total = 0.0;
+    for chunk in xs.chunks(buf.len()) {
+        let wide = &mut buf[..chunk.len()];
+        chunk.convert_to_f32_slice(wide);
+        total += sum_f32(wide);
+    }
+    total
+}
+
 /// The roofline on every rayon thread.
 fn par_sum_f64(xs: &[f64]) -> f64 {
     xs.par_chunks(1 << 16).map(sum_f64).sum()
@@ -243,6 +259,36 @@ fn main() {
         );
     }
     drop(xs);
+
+    #[cfg(feature = "half")]
+    {
+        let xs: Vec<half::f16> = data_f32(4 * n, 0.0, 8)
+            .into_iter()
+            .map(half::f16::from_f32)
+            .collect();
+        row(
+            reps,
+            &format!("`Variance::<f64>::from_slice`, f16, {mib} MiB"),
+            "F16C sum",
+            || Variance::<f64>::from_slice(&xs),
+            || sum_f16(&xs),
+        );
+        let d = 64;
+        let xs = &xs[..d * d * d * d];
+        for (name, layout) in [
+            ("NCHW 64⁴", Layout::nchw(d, d, d, d)),
+            ("NHWC 64⁴", Layout::nhwc(d, d, d, d)),
+        ] {
+            let layout = layout.expect("64⁴ fits");
+            row(
+                reps,
+                &format!("`BatchStats::compute`, {name}, f16"),
+                "F16C sum",
+                || BatchStats::<f32>::compute(xs, layout),
+                || sum_f16(xs),
+            );
+        }
+    }
 
     // The push paths: values per second against the naive Welford loop.
     let xs = data(1 << 16, 1e6, 7);

@@ -1,20 +1,27 @@
 //! The one numeric bound of the crate.
 
 mod sealed {
-    /// Seals [`Float`](super::Float), and hands the kernels a typed view of
-    /// a slice: they are written for exactly these two types.
+    /// Seals [`Float`](super::Float) and [`Element`](super::Element), and
+    /// hands the kernels a typed view of a slice: they are written for
+    /// exactly these types.
     pub trait Sealed: Sized {
         /// `xs` as the slice of the concrete type it is.
         fn elements(xs: &[Self]) -> Elements<'_>;
     }
 
-    /// A slice of one of the two float types, by type.
+    /// A slice of one of the element types, by type.
     #[derive(Clone, Copy, Debug)]
     pub enum Elements<'a> {
         /// A slice of `f32`.
         F32(&'a [f32]),
         /// A slice of `f64`.
         F64(&'a [f64]),
+        /// A slice of IEEE half precision.
+        #[cfg(feature = "half")]
+        F16(&'a [half::f16]),
+        /// A slice of bfloat16.
+        #[cfg(feature = "half")]
+        Bf16(&'a [half::bf16]),
     }
 
     impl Sealed for f32 {
@@ -30,6 +37,107 @@ mod sealed {
             Elements::F64(xs)
         }
     }
+
+    #[cfg(feature = "half")]
+    impl Sealed for half::f16 {
+        #[inline]
+        fn elements(xs: &[half::f16]) -> Elements<'_> {
+            Elements::F16(xs)
+        }
+    }
+
+    #[cfg(feature = "half")]
+    impl Sealed for half::bf16 {
+        #[inline]
+        fn elements(xs: &[half::bf16]) -> Elements<'_> {
+            Elements::Bf16(xs)
+        }
+    }
+}
+
+/// The element types the slice and per-channel kernels read: `f32`, `f64`
+/// and, with the `half` feature, [`half::f16`] and [`half::bf16`].
+///
+/// Every statistic of a slice (`Variance::from_slice`, `Mean::from_slice`,
+/// `BatchStats::compute`, …) takes `&[S]` for any `S: Element` and widens
+/// each value exactly to `f64` before it is used: half-precision tensors
+/// get `f64`-accurate statistics, with no copy to a wider type first. The
+/// trait is sealed.
+///
+/// # Example
+///
+/// ```
+/// use momenta::{Element, Variance};
+///
+/// fn spread<S: Element>(xs: &[S]) -> Option<f64> {
+///     Variance::<f64>::from_slice(xs).population_std_dev()
+/// }
+///
+/// assert_eq!(spread(&[1.0_f32, 3.0]), Some(1.0));
+/// assert_eq!(Element::widen(0.5_f32), 0.5_f64);
+/// ```
+pub trait Element: Copy + Send + Sync + 'static + sealed::Sealed {
+    /// The value as an `f64`, exactly (every element type widens without
+    /// rounding).
+    ///
+    /// ```
+    /// use momenta::Element;
+    /// assert_eq!(Element::widen(f32::MAX), f64::from(f32::MAX));
+    /// ```
+    fn widen(self) -> f64;
+}
+
+impl Element for f32 {
+    #[inline]
+    fn widen(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl Element for f64 {
+    #[inline]
+    fn widen(self) -> f64 {
+        self
+    }
+}
+
+#[cfg(feature = "half")]
+impl Element for half::f16 {
+    #[inline]
+    fn widen(self) -> f64 {
+        f64::from(f16_bits_to_f32(self.to_bits()))
+    }
+}
+
+#[cfg(feature = "half")]
+impl Element for half::bf16 {
+    #[inline]
+    fn widen(self) -> f64 {
+        // bfloat16 is the upper half of an f32.
+        f64::from(f32::from_bits(u32::from(self.to_bits()) << 16))
+    }
+}
+
+/// An IEEE half-precision value (its bits) as the `f32` it equals, exactly:
+/// the exponent re-biased from 15 to 127 for normal numbers, subnormals
+/// scaled from their integer mantissa, and ±∞ and NaN kept (the NaN
+/// payload moves with the mantissa).
+#[cfg(feature = "half")]
+#[inline]
+pub(crate) fn f16_bits_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h & 0x8000) << 16;
+    // Exponent and mantissa, moved to their f32 positions.
+    let rest = u32::from(h & 0x7fff) << 13;
+    let exponent = rest & 0x0f80_0000;
+    let magnitude = if exponent == 0x0f80_0000 {
+        f32::from_bits(rest | 0x7f80_0000)
+    } else if exponent == 0 {
+        // 0 or subnormal: the mantissa times 2⁻²⁴, exact in f32.
+        f32::from(h & 0x03ff) * f32::from_bits(0x3380_0000)
+    } else {
+        f32::from_bits(rest + 0x3800_0000)
+    };
+    f32::from_bits(magnitude.to_bits() | sign)
 }
 
 #[cfg_attr(
@@ -72,7 +180,7 @@ pub trait Float:
     + Send
     + Sync
     + 'static
-    + sealed::Sealed
+    + Element
 {
     /// Converts from `f64`, rounding to nearest (exact for `f64`).
     ///

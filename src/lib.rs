@@ -199,7 +199,7 @@ pub use accumulator::{Accumulator, Merge};
 pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
-pub use float::Float;
+pub use float::{Element, Float};
 pub use windows::{MovingAverage, MovingVariance};
 
 /// The README's example, compiled and run as a doctest.

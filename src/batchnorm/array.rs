@@ -7,7 +7,7 @@ use ndarray::{ArrayBase, Axis, Data, Dimension, RemoveAxis};
 
 use super::{BatchStats, Layout};
 use crate::cumulative::moments::Moments;
-use crate::{Error, ErrorKind, Float};
+use crate::{Element, Error, ErrorKind, Float};
 
 /// Values read per kernel call when a channel is not one contiguous run.
 const CHUNK: usize = 4096;
@@ -92,7 +92,7 @@ impl<F: Float> BatchStats<F> {
     /// overflows `usize`.
     pub fn compute_axis<S, D, A>(array: &ArrayBase<A, D>, axis: Axis) -> Result<Self, Error>
     where
-        S: Float,
+        S: Element,
         D: RemoveAxis,
         A: Data<Elem = S>,
     {
@@ -139,7 +139,7 @@ impl<F: Float> BatchStats<F> {
 /// slice kernel a buffer at a time (or in place where a row is contiguous).
 fn channel_of<S, D, A>(view: &ArrayBase<A, D>) -> Moments<f64>
 where
-    S: Float,
+    S: Element,
     D: Dimension,
     A: Data<Elem = S>,
 {

@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use super::Layout;
 use crate::cumulative::moments::Moments;
-use crate::{Error, Float, Merge, VarianceParts};
+use crate::{Element, Error, Float, Merge, VarianceParts};
 
 /// Per-channel count, mean and sum of squared deviations (M2) of one batch,
 /// computed in one pass over the data.
@@ -133,7 +133,7 @@ impl<F: Float> BatchStats<F> {
     /// assert_eq!(s.unbiased_variance()[..2], [12.0, 109.0]);
     /// # Ok::<(), momenta::Error>(())
     /// ```
-    pub fn compute<S: Float>(xs: &[S], layout: Layout) -> Result<Self, Error> {
+    pub fn compute<S: Element>(xs: &[S], layout: Layout) -> Result<Self, Error> {
         layout.check(xs.len())?;
         let moments =
             crate::kernels::channel_moments(xs, layout.outer(), layout.channels(), layout.inner());
@@ -156,7 +156,7 @@ impl<F: Float> BatchStats<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[cfg(feature = "rayon")]
-    pub fn par_compute<S: Float>(xs: &[S], layout: Layout) -> Result<Self, Error> {
+    pub fn par_compute<S: Element>(xs: &[S], layout: Layout) -> Result<Self, Error> {
         layout.check(xs.len())?;
         let moments = crate::kernels::par_channel_moments(
             xs,

@@ -3,7 +3,7 @@
 use super::moments::mean_step;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
-use crate::{Error, Float};
+use crate::{Element, Error, Float};
 
 /// The arithmetic mean of every value pushed, in constant space.
 ///
@@ -78,7 +78,7 @@ impl<F: Float> Mean<F> {
     /// assert_eq!(m.mean(), Some(2.5));
     /// ```
     #[must_use]
-    pub fn from_slice<S: Float>(xs: &[S]) -> Self {
+    pub fn from_slice<S: Element>(xs: &[S]) -> Self {
         let mut m = Self::new();
         m.extend_from_slice(xs);
         m
@@ -99,7 +99,7 @@ impl<F: Float> Mean<F> {
     /// ```
     #[cfg(feature = "rayon")]
     #[must_use]
-    pub fn par_from_slice<S: Float>(xs: &[S]) -> Self {
+    pub fn par_from_slice<S: Element>(xs: &[S]) -> Self {
         let mut m = Self::new();
         if let Some(mean) = crate::kernels::par_moments(xs).mean() {
             m.absorb(xs.len() as u64, F::from_f64(mean));
@@ -139,7 +139,7 @@ impl<F: Float> Mean<F> {
     /// m.extend_from_slice(&[6.0_f64]);
     /// assert_eq!(m.mean(), Some(3.0));
     /// ```
-    pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
+    pub fn extend_from_slice<S: Element>(&mut self, xs: &[S]) {
         let m = crate::kernels::moments(xs);
         if let Some(mean) = m.mean() {
             self.absorb(m.count, F::from_f64(mean));

@@ -9,8 +9,8 @@
 //! this side's shift; the difference of two shifts taken from the data is
 //! exact when they are close (Sterbenz), which is the case that matters.
 
-use crate::Float;
 use crate::float::{clamp_non_negative, two_sum};
+use crate::{Element, Float};
 
 /// Count, shift, mean offset and sum of squared deviations of a set of
 /// values. `mean = shift + offset`; `m2 = Σ (x − mean)²`.
@@ -51,10 +51,10 @@ impl<F: Float> Moments<F> {
 
     /// The moments of a run of values, one Welford step each: the robust
     /// path the slice kernels fall back to when their sums are not finite.
-    pub(crate) fn of_values<S: Float>(xs: impl IntoIterator<Item = S>) -> Moments<F> {
+    pub(crate) fn of_values<S: Element>(xs: impl IntoIterator<Item = S>) -> Moments<F> {
         let mut m = Self::default();
         for x in xs {
-            m.push(F::from_f64(x.as_f64()));
+            m.push(F::from_f64(x.widen()));
         }
         m
     }

@@ -3,7 +3,7 @@
 use super::moments::Moments;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
-use crate::{Error, Float};
+use crate::{Element, Error, Float};
 
 /// Count, mean and variance of every value pushed, in constant space.
 ///
@@ -95,7 +95,7 @@ impl<F: Float> Variance<F> {
     /// println!("{:?}", v.mean());
     /// ```
     #[must_use]
-    pub fn from_slice<S: Float>(xs: &[S]) -> Self {
+    pub fn from_slice<S: Element>(xs: &[S]) -> Self {
         Self {
             moments: crate::kernels::moments(xs).cast(),
         }
@@ -119,7 +119,7 @@ impl<F: Float> Variance<F> {
     /// ```
     #[cfg(feature = "rayon")]
     #[must_use]
-    pub fn par_from_slice<S: Float>(xs: &[S]) -> Self {
+    pub fn par_from_slice<S: Element>(xs: &[S]) -> Self {
         Self {
             moments: crate::kernels::par_moments(xs).cast(),
         }
@@ -160,7 +160,7 @@ impl<F: Float> Variance<F> {
     /// v.extend_from_slice(&[3.0_f32]);
     /// assert_eq!(v.sample_variance(), Some(1.0));
     /// ```
-    pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
+    pub fn extend_from_slice<S: Element>(&mut self, xs: &[S]) {
         self.moments.merge(&crate::kernels::moments(xs).cast());
     }
 

@@ -21,7 +21,7 @@
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
 use super::{BLOCK, from_sums, moments_on, shift_is_far};
-use crate::Float;
+use crate::Element;
 use crate::cumulative::moments::Moments;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -119,7 +119,7 @@ fn merge_each(a: &mut Vec<Moments<f64>>, b: Vec<Moments<f64>>) {
 /// ([`shift_is_far`]) is summed again around the mean the first pass
 /// found, with the group's other channels keeping their shifts: one
 /// untypical value costs a second pass over the group, never digits.
-fn lane_group<S: Float>(
+fn lane_group<S: Element>(
     path: Path,
     shape: Shape,
     block: &[S],
@@ -133,7 +133,7 @@ fn lane_group<S: Float>(
     };
     let mut shifts: Vec<f64> = first_row
         .chunks_exact(inner)
-        .map(|head| head.first().map_or(0.0, |x| x.as_f64()))
+        .map(|head| head.first().map_or(0.0, |x| x.widen()))
         .collect();
     lane_sums(path, shape, block, first, &shifts, out);
     let mut again = false;
@@ -155,7 +155,7 @@ fn lane_group<S: Float>(
 /// slabs are read as one wider row, so the loop runs over enough lanes to
 /// vectorise; the fused lanes of a channel share its shift, and their sums
 /// are added back onto the first slab's lanes afterwards.
-fn lane_sums<S: Float>(
+fn lane_sums<S: Element>(
     path: Path,
     shape: Shape,
     block: &[S],
@@ -223,7 +223,7 @@ fn lane_sums<S: Float>(
 /// sequential and the parallel reduction. A parallel schedule forks the
 /// tree over outer positions or lane blocks, and within one of them the
 /// channels too when it alone is worth spreading.
-pub(crate) fn channel_moments_on<S: Float>(
+pub(crate) fn channel_moments_on<S: Element>(
     path: Path,
     schedule: Schedule,
     xs: &[S],
@@ -270,7 +270,7 @@ pub(crate) fn channel_moments_on<S: Float>(
 /// `[outer, channels, inner]`, in `f64`. The caller guarantees
 /// `xs.len() == outer * channels * inner` (a shorter slice is read only as
 /// far as whole outer positions go).
-pub(crate) fn channel_moments<S: Float>(
+pub(crate) fn channel_moments<S: Element>(
     xs: &[S],
     outer: usize,
     channels: usize,
@@ -282,7 +282,7 @@ pub(crate) fn channel_moments<S: Float>(
 /// [`channel_moments`] on every rayon thread: bit-for-bit the sequential
 /// result, whatever the number of threads.
 #[cfg(feature = "rayon")]
-pub(crate) fn par_channel_moments<S: Float>(
+pub(crate) fn par_channel_moments<S: Element>(
     xs: &[S],
     outer: usize,
     channels: usize,

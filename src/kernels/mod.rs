@@ -26,7 +26,7 @@ mod arch;
 mod channels;
 mod schedule;
 
-use crate::Float;
+use crate::Element;
 use crate::cumulative::moments::Moments;
 use arch::{Path, detect};
 use schedule::Schedule;
@@ -94,7 +94,7 @@ pub(crate) fn shift_is_far(m: &Moments<f64>) -> bool {
 /// second pass costs compute, not bandwidth, and it is only taken for runs
 /// that start with an untypical value.
 #[inline]
-fn run_moments<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
+fn run_moments<S: Element>(path: Path, xs: &[S]) -> Moments<f64> {
     let Some(&first) = xs.first() else {
         return Moments::default();
     };
@@ -102,7 +102,7 @@ fn run_moments<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
         let (s, q) = arch::shifted_sums(path, xs, k);
         from_sums(xs.len(), k, s, q)
     };
-    let mut m = sums(first.as_f64());
+    let mut m = sums(first.widen());
     if m.offset.is_finite() && m.m2.is_finite() && shift_is_far(&m) {
         m = sums(m.shift + m.offset);
     }
@@ -121,7 +121,7 @@ fn merge_moments(a: &mut Moments<f64>, b: Moments<f64>) {
 }
 
 /// Raw moments of `xs` on a given path and schedule.
-pub(crate) fn moments_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) -> Moments<f64> {
+pub(crate) fn moments_on<S: Element>(path: Path, schedule: Schedule, xs: &[S]) -> Moments<f64> {
     if xs.is_empty() {
         return Moments::default();
     }
@@ -130,14 +130,14 @@ pub(crate) fn moments_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) -> 
 }
 
 /// Raw moments of `xs`, in `f64`.
-pub(crate) fn moments<S: Float>(xs: &[S]) -> Moments<f64> {
+pub(crate) fn moments<S: Element>(xs: &[S]) -> Moments<f64> {
     moments_on(detect(), Schedule::Sequential, xs)
 }
 
 /// Raw moments of `xs` on every rayon thread: bit-for-bit [`moments`],
 /// whatever the number of threads.
 #[cfg(feature = "rayon")]
-pub(crate) fn par_moments<S: Float>(xs: &[S]) -> Moments<f64> {
+pub(crate) fn par_moments<S: Element>(xs: &[S]) -> Moments<f64> {
     moments_on(detect(), Schedule::Parallel, xs)
 }
 

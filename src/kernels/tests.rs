@@ -281,3 +281,33 @@ mod parallel {
         }
     }
 }
+
+#[cfg(feature = "half")]
+#[test]
+fn half_precision_equals_its_f64_widening_on_every_path() {
+    let mut rng = SplitMix(12);
+    let xs: Vec<f64> = (0..10_007).map(|_| 3.0 + rng.signed_unit()).collect();
+    let h: Vec<half::f16> = xs.iter().map(|&x| half::f16::from_f64(x)).collect();
+    let b: Vec<half::bf16> = xs.iter().map(|&x| half::bf16::from_f64(x)).collect();
+    let hw: Vec<f64> = h.iter().map(|x| x.to_f64()).collect();
+    let bw: Vec<f64> = b.iter().map(|x| x.to_f64()).collect();
+    for path in paths() {
+        let s = Schedule::Sequential;
+        assert_eq!(
+            moments_on(path, s, &h),
+            moments_on(path, s, &hw),
+            "{path:?}"
+        );
+        assert_eq!(
+            moments_on(path, s, &b),
+            moments_on(path, s, &bw),
+            "{path:?}"
+        );
+        let got = channel_moments_on(path, s, &h, 10, 7, 143);
+        assert_eq!(
+            got,
+            channel_moments_on(path, s, &hw, 10, 7, 143),
+            "{path:?}"
+        );
+    }
+}

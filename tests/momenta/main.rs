@@ -23,6 +23,8 @@ mod ema;
 mod exact;
 /// Inputs the fuzz targets found, replayed.
 mod fuzz_regressions;
+/// Half-precision tensors through the kernels (feature `half`).
+mod half;
 /// The input-policy table: every hostile input on every route.
 mod hostile;
 /// The slice kernels against exact references, and thread-count

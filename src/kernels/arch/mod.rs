@@ -24,17 +24,17 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-use crate::Float;
+use crate::Element;
 
 /// Which compiled version of the kernels to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Path {
     /// Plain Rust for the build's target features; always available.
     Portable,
-    /// Compiled with AVX2 and FMA enabled.
+    /// Compiled with AVX2, FMA and F16C enabled.
     ///
     /// Invariant: a value of this variant only exists after [`detect`] has
-    /// found both features on the running CPU; the kernels rely on it.
+    /// found the three features on the running CPU; the kernels rely on it.
     #[cfg(all(feature = "std", target_arch = "x86_64"))]
     Avx2Fma,
 }
@@ -53,8 +53,9 @@ pub(crate) fn detect() -> Path {
             PORTABLE => Path::Portable,
             AVX2_FMA => Path::Avx2Fma,
             _ => {
-                let fast =
-                    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+                let fast = std::is_x86_feature_detected!("avx2")
+                    && std::is_x86_feature_detected!("fma")
+                    && std::is_x86_feature_detected!("f16c");
                 CACHE.store(if fast { AVX2_FMA } else { PORTABLE }, Ordering::Relaxed);
                 if fast { Path::Avx2Fma } else { Path::Portable }
             }
@@ -79,19 +80,19 @@ pub(super) fn prefetch<T>(p: *const T) {
 
 /// `(Σ (x − k), Σ (x − k)²)` over `xs`.
 #[inline]
-pub(crate) fn shifted_sums<S: Float>(path: Path, xs: &[S], k: f64) -> (f64, f64) {
+pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f64) {
     match path {
         Path::Portable => portable::sums_body::<S, false>(xs, k),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
-        // FMA on this CPU, which is all `x86_64::avx2::sums` requires.
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::sums` requires.
         Path::Avx2Fma => unsafe { x86_64::avx2::sums(xs, k) },
     }
 }
 
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
-pub(crate) fn shifted_rows<S: Float>(
+pub(crate) fn shifted_rows<S: Element>(
     path: Path,
     slab: &[S],
     stride: usize,
@@ -103,8 +104,8 @@ pub(crate) fn shifted_rows<S: Float>(
     match path {
         Path::Portable => portable::rows_body::<S, false>(slab, stride, start, shift, s, q),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
-        // FMA on this CPU, which is all `x86_64::avx2::rows` requires.
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::rows` requires.
         Path::Avx2Fma => unsafe { x86_64::avx2::rows(slab, stride, start, shift, s, q) },
     }
 }

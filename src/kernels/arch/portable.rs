@@ -13,7 +13,7 @@
 )]
 
 use super::prefetch;
-use crate::Float;
+use crate::Element;
 use core::ops::Range;
 
 /// Accumulators per sum on the portable path: four SSE2 registers of two
@@ -65,20 +65,20 @@ pub(super) fn square_add<const FMA: bool>(d: f64, q: f64) -> f64 {
 }
 
 #[inline(always)]
-pub(super) fn sums_body<S: Float, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
+pub(super) fn sums_body<S: Element, const FMA: bool>(xs: &[S], k: f64) -> (f64, f64) {
     let mut s = [0.0_f64; PORTABLE_LANES];
     let mut q = [0.0_f64; PORTABLE_LANES];
     let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
         prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
-            let d = x.as_f64() - k;
+            let d = x.widen() - k;
             *s += d;
             *q = square_add::<FMA>(d, *q);
         }
     }
     for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
-        let d = x.as_f64() - k;
+        let d = x.widen() - k;
         *s += d;
         *q = square_add::<FMA>(d, *q);
     }
@@ -108,7 +108,7 @@ const ROW_STEP: usize = 16;
 /// spread, 0.85 and 0.97. Half this distance cost 0.1 on the wide rows, a
 /// quarter 0.2; two or four times as far changed nothing beyond the noise.)
 #[inline(always)]
-pub(super) fn rows_body<S: Float, const FMA: bool>(
+pub(super) fn rows_body<S: Element, const FMA: bool>(
     slab: &[S],
     stride: usize,
     start: usize,
@@ -157,7 +157,7 @@ pub(super) fn rows_body<S: Float, const FMA: bool>(
             return;
         };
         for (((x, k), s), q) in row.iter().zip(shift).zip(s.iter_mut()).zip(q.iter_mut()) {
-            let d = x.as_f64() - k;
+            let d = x.widen() - k;
             *s += d;
             *q = square_add::<FMA>(d, *q);
         }
@@ -166,7 +166,7 @@ pub(super) fn rows_body<S: Float, const FMA: bool>(
 
 /// One step of [`rows_body`]: `lanes` of four rows.
 #[inline(always)]
-fn quad_step<S: Float, const FMA: bool>(
+fn quad_step<S: Element, const FMA: bool>(
     rows: [&[S]; 4],
     lanes: Range<usize>,
     shift: &[f64],
@@ -187,10 +187,10 @@ fn quad_step<S: Float, const FMA: bool>(
     };
     let rows = r0.iter().zip(r1).zip(r2).zip(r3);
     for ((((((x0, x1), x2), x3), k), s), q) in rows.zip(shift).zip(s.iter_mut()).zip(q.iter_mut()) {
-        let d0 = x0.as_f64() - k;
-        let d1 = x1.as_f64() - k;
-        let d2 = x2.as_f64() - k;
-        let d3 = x3.as_f64() - k;
+        let d0 = x0.widen() - k;
+        let d1 = x1.widen() - k;
+        let d2 = x2.widen() - k;
+        let d3 = x3.widen() - k;
         *s += (d0 + d1) + (d2 + d3);
         let t = square_add::<FMA>(d0, d1 * d1);
         let u = square_add::<FMA>(d2, d3 * d3);

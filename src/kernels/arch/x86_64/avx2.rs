@@ -8,7 +8,8 @@
 //! own).
 //!
 //! Every kernel here is `unsafe`: the caller must have checked that the CPU
-//! has AVX2 and FMA (`Path::Avx2Fma` is that proof). Intrinsic calls sit in
+//! has AVX2, FMA and F16C (`Path::Avx2Fma` is that proof; every CPU with
+//! AVX2 has F16C, which converts half precision). Intrinsic calls sit in
 //! `unsafe` blocks marked `allow(unused_unsafe)`, because they are safe
 //! inside `target_feature` functions only from Rust 1.87 and the crate's
 //! minimum is older.
@@ -19,9 +20,13 @@
 )]
 
 use super::prefetch;
-use crate::Float;
+use crate::Element;
 use crate::float::Elements;
 use crate::kernels::arch::portable::{PREFETCH, array_chunks, fold_lanes, rows_body};
+#[cfg(feature = "half")]
+use core::arch::x86_64::{
+    __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_slli_epi32,
+};
 use core::arch::x86_64::{
     __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_cvtps_pd, _mm256_fmadd_pd, _mm256_loadu_pd,
     _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
@@ -80,6 +85,55 @@ impl Chunk for [f32; LANES] {
     }
 }
 
+/// Lanes `4j..4j + 4` of a chunk of 16-bit values, as 64 bits.
+///
+/// # Safety
+///
+/// The CPU must have SSE2 (baseline on x86-64).
+#[cfg(feature = "half")]
+#[inline(always)]
+unsafe fn load_quad_u16<T>(chunk: &[T; LANES], j: usize) -> __m128i {
+    const { assert!(core::mem::size_of::<T>() == 2) };
+    let lane = &chunk[4 * j..4 * j + 4];
+    // SAFETY: `lane` holds 4 values of 2 bytes, the 8 bytes the load reads
+    // (unaligned loads are allowed).
+    unsafe { _mm_loadl_epi64(lane.as_ptr().cast::<__m128i>()) }
+}
+
+#[cfg(feature = "half")]
+impl Chunk for [half::f16; LANES] {
+    #[inline(always)]
+    fn prefetch(&self) {
+        // Half a cache line per chunk: every other prefetch repeats one.
+        prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+    }
+
+    #[inline(always)]
+    unsafe fn quad(&self, j: usize) -> __m256d {
+        // SAFETY: the caller guarantees AVX2, FMA and F16C (`Path::Avx2Fma`
+        // is only chosen with all three); `load_quad_u16` reads in bounds.
+        unsafe { _mm256_cvtps_pd(_mm_cvtph_ps(load_quad_u16(self, j))) }
+    }
+}
+
+#[cfg(feature = "half")]
+impl Chunk for [half::bf16; LANES] {
+    #[inline(always)]
+    fn prefetch(&self) {
+        prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+    }
+
+    #[inline(always)]
+    unsafe fn quad(&self, j: usize) -> __m256d {
+        // SAFETY: as for `f16`; bfloat16 is the upper half of an f32, so
+        // widening each value to 32 bits and shifting it up by 16 is exact.
+        unsafe {
+            let wide = _mm_slli_epi32::<16>(_mm_cvtepu16_epi32(load_quad_u16(self, j)));
+            _mm256_cvtps_pd(_mm_castsi128_ps(wide))
+        }
+    }
+}
+
 /// The four vectors as `LANES` values.
 ///
 /// # Safety
@@ -100,7 +154,7 @@ unsafe fn spill(v: &[__m256d; 4]) -> [f64; LANES] {
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn sums_chunks<'a, C: Chunk + 'a>(
     chunks: impl Iterator<Item = &'a C>,
     k: f64,
@@ -130,8 +184,8 @@ unsafe fn sums_chunks<'a, C: Chunk + 'a>(
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-pub(in crate::kernels::arch) unsafe fn sums<S: Float>(xs: &[S], k: f64) -> (f64, f64) {
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f64, f64) {
     let ((mut s, mut q), tail) = match S::elements(xs) {
         Elements::F64(xs) => {
             let (chunks, tail) = array_chunks::<f64, LANES>(xs);
@@ -145,10 +199,24 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Float>(xs: &[S], k: f64) -> (f64,
             let sums = unsafe { sums_chunks(chunks, k) };
             (sums, tail.len())
         }
+        #[cfg(feature = "half")]
+        Elements::F16(xs) => {
+            let (chunks, tail) = array_chunks::<half::f16, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2, FMA and F16C.
+            let sums = unsafe { sums_chunks(chunks, k) };
+            (sums, tail.len())
+        }
+        #[cfg(feature = "half")]
+        Elements::Bf16(xs) => {
+            let (chunks, tail) = array_chunks::<half::bf16, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            let sums = unsafe { sums_chunks(chunks, k) };
+            (sums, tail.len())
+        }
     };
     let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
     for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
-        let d = x.as_f64() - k;
+        let d = x.widen() - k;
         *s += d;
         *q = num_traits::Float::mul_add(d, d, *q);
     }
@@ -161,8 +229,8 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Float>(xs: &[S], k: f64) -> (f64,
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-pub(in crate::kernels::arch) unsafe fn rows<S: Float>(
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
     slab: &[S],
     stride: usize,
     start: usize,
