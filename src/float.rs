@@ -139,6 +139,19 @@ pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {
     if x < F::zero() { F::zero() } else { x }
 }
 
+/// `x` in `F`, or an error naming `field` when `F` cannot hold it exactly
+/// (a restored `f64` field read into an `f32` state). NaN converts.
+pub(crate) fn exact_from_f64<F: Float>(field: &str, x: f64) -> Result<F, crate::Error> {
+    let y = F::from_f64(x);
+    if y.as_f64().to_bits() == x.to_bits() || (x.is_nan() && y.is_nan()) {
+        Ok(y)
+    } else {
+        Err(crate::Error::state(alloc::format!(
+            "{field} = {x:e} is not representable in the accumulator's float type"
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -165,7 +165,7 @@ mod windows;
 mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use cumulative::{Mean, Variance};
+pub use cumulative::{Covariance, CovarianceParts, Mean, Variance};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;

@@ -21,9 +21,12 @@
 //! `Accumulator`, `Extend` and `FromIterator`; `Merge`; then the steps of
 //! "Adding a statistic" in ARCHITECTURE.md.
 
+pub(crate) mod comoments;
+mod covariance;
 mod mean;
 pub(crate) mod moments;
 mod variance;
 
+pub use covariance::{Covariance, CovarianceParts};
 pub use mean::Mean;
 pub use variance::Variance;

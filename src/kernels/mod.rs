@@ -27,6 +27,7 @@ mod channels;
 mod schedule;
 
 use crate::Float;
+use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
 use arch::{Path, detect};
 use schedule::Schedule;
@@ -115,6 +116,54 @@ fn run_moments<S: Float>(path: Path, xs: &[S]) -> Moments<f64> {
     }
 }
 
+/// Co-moments from the pair sums `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` of
+/// `count` pairs around `(kx, ky)`.
+#[inline]
+fn from_pair_sums(count: usize, kx: f64, ky: f64, sums: [f64; 5]) -> CoMoments<f64> {
+    let [sx, sy, qx, qy, sxy] = sums;
+    let x = from_sums(count, kx, sx, qx);
+    let y = from_sums(count, ky, sy, qy);
+    CoMoments {
+        c: sxy - sx * y.offset,
+        x,
+        y,
+    }
+}
+
+/// Co-moments of one run of pairs by shifted sums (no tree): the shifts are
+/// the run's first pair, and the run is summed again around its means when
+/// either shift is far from its mean, as in [`run_moments`].
+#[inline]
+fn run_comoments<S: Float>(path: Path, xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    let (Some(&fx), Some(&fy)) = (xs.first(), ys.first()) else {
+        return CoMoments::default();
+    };
+    let sums = |kx: f64, ky: f64| {
+        from_pair_sums(
+            xs.len(),
+            kx,
+            ky,
+            arch::shifted_pair_sums(path, xs, ys, kx, ky),
+        )
+    };
+    let finite = |m: &CoMoments<f64>| {
+        m.x.offset.is_finite()
+            && m.x.m2.is_finite()
+            && m.y.offset.is_finite()
+            && m.y.m2.is_finite()
+            && m.c.is_finite()
+    };
+    let mut m = sums(fx.as_f64(), fy.as_f64());
+    if finite(&m) && (shift_is_far(&m.x) || shift_is_far(&m.y)) {
+        m = sums(m.x.shift + m.x.offset, m.y.shift + m.y.offset);
+    }
+    if finite(&m) {
+        m
+    } else {
+        CoMoments::of_pairs(xs, ys)
+    }
+}
+
 #[inline]
 fn merge_moments(a: &mut Moments<f64>, b: Moments<f64>) {
     a.merge(&b);
@@ -127,6 +176,34 @@ pub(crate) fn moments_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) -> 
     }
     let leaf = |i| run_moments(path, block_of(xs, i));
     schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
+}
+
+/// Raw co-moments of the pairs of `xs` and `ys` (equal lengths) on a given
+/// path and schedule.
+pub(crate) fn comoments_on<S: Float>(
+    path: Path,
+    schedule: Schedule,
+    xs: &[S],
+    ys: &[S],
+) -> CoMoments<f64> {
+    let len = xs.len().min(ys.len());
+    if len == 0 {
+        return CoMoments::default();
+    }
+    let leaf = |i| run_comoments(path, block_of(xs, i), block_of(ys, i));
+    let merge = |a: &mut CoMoments<f64>, b: CoMoments<f64>| a.merge(&b);
+    schedule.tree(0, blocks(len), GRAIN, &leaf, &merge)
+}
+
+/// Raw co-moments of the pairs of `xs` and `ys` (equal lengths), in `f64`.
+pub(crate) fn comoments<S: Float>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    comoments_on(detect(), Schedule::Sequential, xs, ys)
+}
+
+/// [`comoments`] on every rayon thread, bit for bit the same.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_comoments<S: Float>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    comoments_on(detect(), Schedule::Parallel, xs, ys)
 }
 
 /// Raw moments of `xs`, in `f64`.
