@@ -165,7 +165,10 @@ mod windows;
 mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use cumulative::{Covariance, CovarianceParts, Mean, Variance};
+pub use cumulative::{
+    Covariance, CovarianceParts, Mean, Variance, WeightedMean, WeightedMeanParts, WeightedVariance,
+    WeightedVarianceParts,
+};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;

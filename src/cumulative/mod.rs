@@ -26,7 +26,12 @@ mod covariance;
 mod mean;
 pub(crate) mod moments;
 mod variance;
+mod weighted_mean;
+pub(crate) mod weighted_moments;
+mod weighted_variance;
 
 pub use covariance::{Covariance, CovarianceParts};
 pub use mean::Mean;
 pub use variance::Variance;
+pub use weighted_mean::{WeightedMean, WeightedMeanParts};
+pub use weighted_variance::{WeightedVariance, WeightedVarianceParts};

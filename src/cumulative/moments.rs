@@ -288,14 +288,18 @@ impl<F: Float> Moments<F> {
 /// the sum of squared deviations (weighted). See `Moments::shift_is_stale`.
 #[inline]
 pub(crate) fn shift_is_stale<F: Float>(shift: F, offset: F, m2: F, n: F) -> bool {
-    let sixteen = F::from_count(16);
+    // offset² > 16σ², with σ² = m2/n.
+    let far_from_spread = offset * (offset * n) > F::from_count(16) * m2;
+    far_from_spread || offset_is_large(shift, offset, m2, n)
+}
+
+/// The second half of [`shift_is_stale`]: `offset² > max(mean², σ²/n)/32²`,
+/// the test a mean without a spread (`m2 = 0`) re-bases on.
+#[inline]
+pub(crate) fn offset_is_large<F: Float>(shift: F, offset: F, m2: F, n: F) -> bool {
     let offset_n = offset * n;
     let mean_n = (shift + offset) * n;
-    // offset² > 16σ², with σ² = m2/n.
-    let far_from_spread = offset * offset_n > sixteen * m2;
-    // offset² > max(mean², σ²/n)/32².
-    let far_from_mean = offset_n * offset_n * F::from_count(32 * 32) > (mean_n * mean_n).max(m2);
-    far_from_spread || far_from_mean
+    offset_n * offset_n * F::from_count(32 * 32) > (mean_n * mean_n).max(m2)
 }
 
 /// Moves a shift onto the mean `shift + offset` it stands for, exactly

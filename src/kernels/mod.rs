@@ -29,6 +29,7 @@ mod schedule;
 use crate::Float;
 use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
+use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
 use schedule::Schedule;
 
@@ -204,6 +205,71 @@ pub(crate) fn comoments<S: Float>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
 #[cfg(feature = "rayon")]
 pub(crate) fn par_comoments<S: Float>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
     comoments_on(detect(), Schedule::Parallel, xs, ys)
+}
+
+/// Weighted moments of one run by shifted sums: the shift is the run's
+/// first value with a positive weight, and the run is summed again around
+/// its mean when that value is far from it. Runs with non-finite values,
+/// or with no positive weight, take West's step one value at a time.
+fn run_weighted<S: Float, const SPREAD: bool>(
+    path: Path,
+    xs: &[S],
+    ws: &[S],
+) -> WeightedMoments<f64> {
+    let by_steps = || {
+        let mut m = WeightedMoments::default();
+        for (x, w) in xs.iter().zip(ws) {
+            // The caller checked the weights and their sums.
+            let _ = m.push::<SPREAD>(x.as_f64(), w.as_f64());
+        }
+        m
+    };
+    let Some(first) = xs.iter().zip(ws).position(|(_, w)| w.as_f64() > 0.0) else {
+        return by_steps();
+    };
+    let sums = |k: f64| {
+        let [w, s, q, w2, positive] = arch::shifted_weighted_sums(path, xs, ws, k);
+        let offset = s / w;
+        let m2 = q - s * offset;
+        WeightedMoments {
+            count: positive as u64,
+            weight: w,
+            weight_sq: w2,
+            shift: k,
+            offset,
+            m2: if m2 < 0.0 { 0.0 } else { m2 },
+        }
+    };
+    let finite = |m: &WeightedMoments<f64>| m.offset.is_finite() && m.m2.is_finite();
+    let mut m = sums(xs[first].as_f64());
+    // `shift_is_far`, with Σw for the count.
+    if finite(&m) && m.offset * m.offset * m.weight > 16.0 * m.m2 {
+        m = sums(m.shift + m.offset);
+    }
+    if !finite(&m) {
+        return by_steps();
+    }
+    if !SPREAD {
+        m.m2 = 0.0;
+        m.weight_sq = 0.0;
+    }
+    m
+}
+
+/// Weighted moments of `xs` with weights `ws` (equal lengths, weights
+/// checked), blocked and merged in the fixed tree.
+pub(crate) fn weighted_moments<S: Float, const SPREAD: bool>(
+    xs: &[S],
+    ws: &[S],
+) -> WeightedMoments<f64> {
+    let len = xs.len().min(ws.len());
+    if len == 0 {
+        return WeightedMoments::default();
+    }
+    let path = detect();
+    let leaf = |i| run_weighted::<S, SPREAD>(path, block_of(xs, i), block_of(ws, i));
+    let merge = |a: &mut WeightedMoments<f64>, b: WeightedMoments<f64>| a.merge::<SPREAD>(&b);
+    Schedule::Sequential.tree(0, blocks(len), GRAIN, &leaf, &merge)
 }
 
 /// Raw moments of `xs`, in `f64`.

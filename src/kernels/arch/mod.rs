@@ -108,6 +108,20 @@ pub(crate) fn shifted_pair_sums<S: Float>(
     }
 }
 
+/// `[Σw, Σw·d, Σw·d², Σw², positive weights]` with `d = x − k`; see
+/// [`portable::weighted_sums_body`].
+#[inline]
+pub(crate) fn shifted_weighted_sums<S: Float>(path: Path, xs: &[S], ws: &[S], k: f64) -> [f64; 5] {
+    match path {
+        Path::Portable => portable::weighted_sums_body::<S, false>(xs, ws, k),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::weighted_sums`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::weighted_sums(xs, ws, k) },
+    }
+}
+
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
 pub(crate) fn shifted_rows<S: Float>(

@@ -249,3 +249,40 @@ pub(super) fn pair_sums_body<S: Float, const FMA: bool>(
         fold_lanes(cxy),
     ]
 }
+
+/// The sums of a run of weighted values around the shift `k`:
+/// `[Σw, Σw·d, Σw·d², Σw², number of positive weights]` with `d = x − k`.
+/// The weights are finite and non-negative (the caller checks); the
+/// slices have equal lengths.
+#[inline(always)]
+pub(super) fn weighted_sums_body<S: Float, const FMA: bool>(
+    xs: &[S],
+    ws: &[S],
+    k: f64,
+) -> [f64; 5] {
+    let mut acc = [[0.0_f64; PAIR_LANES]; 5];
+    let (xc, xt) = array_chunks::<S, PAIR_LANES>(xs);
+    let (wc, wt) = array_chunks::<S, PAIR_LANES>(ws);
+    let mut step = |x: &[S], w: &[S]| {
+        for (l, (x, w)) in x.iter().zip(w).enumerate().take(PAIR_LANES) {
+            let (d, w) = (x.as_f64() - k, w.as_f64());
+            let wd = w * d;
+            acc[0][l] += w;
+            acc[1][l] += wd;
+            acc[2][l] = if FMA {
+                num_traits::Float::mul_add(wd, d, acc[2][l])
+            } else {
+                wd * d + acc[2][l]
+            };
+            acc[3][l] = square_add::<FMA>(w, acc[3][l]);
+            acc[4][l] += if w > 0.0 { 1.0 } else { 0.0 };
+        }
+    };
+    for (x, w) in xc.zip(wc) {
+        prefetch(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch(w.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        step(x, w);
+    }
+    step(xt, wt);
+    acc.map(fold_lanes)
+}
