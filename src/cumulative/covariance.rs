@@ -29,7 +29,7 @@ use crate::{Error, Float};
 /// ```
 /// use momenta::Covariance;
 ///
-/// let mut c = Covariance::new();
+/// let mut c = Covariance::<f64>::new();
 /// for (x, y) in [(1.0, 2.0), (2.0, 4.0), (3.0, 6.5), (4.0, 7.5)] {
 ///     c.push(x, y);
 /// }

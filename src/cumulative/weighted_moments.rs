@@ -337,7 +337,8 @@ impl<F: Float> WeightedMoments<F> {
     /// Checks the invariants of restored state.
     pub(crate) fn validate<const SPREAD: bool>(&self) -> Result<(), Error> {
         let zero = F::zero();
-        if !(self.weight >= zero) || !(self.weight_sq >= zero) {
+        let non_negative = |v: F| v >= zero;
+        if !non_negative(self.weight) || !non_negative(self.weight_sq) {
             return Err(Error::state(alloc::format!(
                 "the sums of the weights and of their squares must be non-negative, got {} and {}",
                 self.weight,

@@ -232,6 +232,12 @@ fn run_weighted<S: Float, const SPREAD: bool>(
         let offset = s / w;
         let m2 = q - s * offset;
         WeightedMoments {
+            // A count of at most `BLOCK`, held exactly in an f64 sum.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a non-negative integer at most BLOCK"
+            )]
             count: positive as u64,
             weight: w,
             weight_sq: w2,

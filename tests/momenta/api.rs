@@ -4,8 +4,9 @@
 
 use momenta::batchnorm::{BatchStats, BnConfig, Layout, Normalizer, RunningStats};
 use momenta::{
-    Accumulator, Ema, Error, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVariance,
-    Variance,
+    Accumulator, Covariance, CovarianceParts, Ema, Error, EwVariance, Mean, Merge, Momentum,
+    MovingAverage, MovingVariance, Variance, WeightedMean, WeightedMeanParts, WeightedVariance,
+    WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -27,6 +28,24 @@ fn every_type_is_send_sync_clone_debug() {
     shared::<Normalizer<f32>>();
     shared::<Layout>();
     shared::<Error>();
+    shared::<Covariance<f32>>();
+    shared::<WeightedMean<f64>>();
+    shared::<WeightedVariance<f32>>();
+    fn parts<T: Copy + Default + Send + Sync + core::fmt::Debug + PartialEq>() {}
+    parts::<CovarianceParts>();
+    parts::<WeightedMeanParts>();
+    parts::<WeightedVarianceParts>();
+}
+
+#[test]
+fn pair_accumulators_have_their_std_traits() {
+    fn pairs<T: Default + Merge + Extend<(f64, f64)> + for<'a> Extend<&'a (f64, f64)>>() {}
+    fn collect<T: FromIterator<(f64, f64)> + for<'a> FromIterator<&'a (f64, f64)>>() {}
+    pairs::<Covariance<f64>>();
+    collect::<Covariance<f64>>();
+    fn mergeable<T: Default + Merge>() {}
+    mergeable::<WeightedMean<f64>>();
+    mergeable::<WeightedVariance<f32>>();
 }
 
 #[test]
