@@ -13,7 +13,7 @@ use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, measurement::WallTime,
 };
-use momenta::{Mean, Variance};
+use momenta::{Covariance, Mean, Variance, WeightedVariance};
 
 fn slice_benches<T>(group: &mut BenchmarkGroup<'_, WallTime>, xs: &[T], parallel: bool)
 where
@@ -28,7 +28,19 @@ where
     group.bench_function("mean", |b| {
         b.iter(|| Mean::<f64>::from_slice(black_box(xs)))
     });
+    // Pairs: the two halves of `xs` as x and y (and as values and weights).
+    let (x, y) = xs.split_at(xs.len() / 2);
+    group.bench_function("covariance (halves)", |b| {
+        b.iter(|| Covariance::<f64>::from_slices(black_box(x), black_box(y)))
+    });
+    let w: Vec<T> = y.iter().map(|&v| v - v.floor()).collect();
+    group.bench_function("weighted_variance (halves)", |b| {
+        b.iter(|| WeightedVariance::<f64>::from_slices(black_box(x), black_box(&w)))
+    });
     if parallel {
+        group.bench_function("par_covariance (halves)", |b| {
+            b.iter(|| Covariance::<f64>::par_from_slices(black_box(x), black_box(y)))
+        });
         group.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(xs))));
         group.bench_function("par_variance", |b| {
             b.iter(|| Variance::<f64>::par_from_slice(black_box(xs)))

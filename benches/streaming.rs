@@ -35,6 +35,24 @@ fn streaming(c: &mut Criterion) {
     group.bench_function("naive welford", |b| b.iter(|| welford(black_box(&xs))));
     group.bench_function("Mean", |b| b.iter(|| push_all(Mean::new(), &xs)));
     group.bench_function("Variance", |b| b.iter(|| push_all(Variance::new(), &xs)));
+    group.bench_function("Covariance (x, x/2)", |b| {
+        b.iter(|| {
+            let mut c = momenta::Covariance::new();
+            for &x in &xs {
+                c.push(black_box(x), black_box(0.5 * x));
+            }
+            c
+        })
+    });
+    group.bench_function("WeightedVariance (x, 1)", |b| {
+        b.iter(|| {
+            let mut v = momenta::WeightedVariance::new();
+            for &x in &xs {
+                let _ = v.push(black_box(x), black_box(1.0));
+            }
+            v
+        })
+    });
     group.bench_function("Ema", |b| {
         b.iter(|| push_all(Ema::new(momentum).unwrap(), &xs))
     });

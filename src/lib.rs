@@ -9,6 +9,9 @@
 //! | average of everything seen so far | [`Mean`] |
 //! | mean, variance, standard deviation of a stream or a slice | [`Variance`] |
 //! | statistics of a huge slice on every core | [`Variance::par_from_slice`], [`Mean::par_from_slice`] |
+//! | covariance and Pearson correlation of pairs, two slices | [`Covariance`] |
+//! | an average where values count unequally (credits, frequencies, inverse variances) | [`WeightedMean`] |
+//! | weighted variance: frequency, reliability or population weights | [`WeightedVariance`] |
 //! | smooth a signal, recent values weigh more | [`Ema`] |
 //! | a smoothed signal with a ±σ band | [`EwVariance`] |
 //! | average of the last *n* samples (a moving-average filter) | [`MovingAverage`] |
@@ -133,6 +136,12 @@
 //! | eps < 0, NaN or ∞; cuDNN eps below 1e-5 | `Err` |
 //! | a tensor with no images or no channels | valid and empty: per-channel values read NaN; a running update from it is an `Err` |
 //! | a layout whose size overflows `usize`, or a slice of the wrong length | `Err` ([`ErrorKind::Overflow`], [`ErrorKind::LengthMismatch`]) |
+//! | slices of unequal length for [`Covariance::from_slices`] or [`WeightedVariance::from_slices`] | `Err` ([`ErrorKind::LengthMismatch`]) |
+//! | NaN or ±∞ in one coordinate of [`Covariance`] | that coordinate's statistics, the covariance and the correlation are NaN; the other's are unaffected |
+//! | a constant coordinate | [`Covariance::correlation`] is `None` |
+//! | a weight < 0, NaN or ±∞, or weights whose sums overflow | `Err` ([`ErrorKind::InvalidParameter`], naming `weight`); nothing changes |
+//! | weight 0 | a finite value is left out; NaN or ±∞ makes the weighted statistics NaN (`0·NaN`) |
+//! | Σw = 0 | every weighted statistic is `None` |
 //! | corrupt serialized state | a deserialization error naming the broken invariant |
 //!
 //! # Cargo features
@@ -196,7 +205,10 @@ mod windows;
 mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
+pub use cumulative::{
+    Covariance, CovarianceParts, Mean, MeanParts, Variance, VarianceParts, WeightedMean,
+    WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::{Element, Float};

@@ -9,7 +9,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use momenta::{
-    Ema, EwVariance, Float, Mean, Merge, Momentum, MovingAverage, MovingVariance, Variance,
+    Covariance, Ema, EwVariance, Float, Mean, Merge, Momentum, MovingAverage, MovingVariance,
+    Variance, WeightedMean, WeightedVariance,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -85,6 +86,58 @@ fn variance<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
     v.extend_from_slice(&PUSHES);
     check(&v);
     let _ = serde_json::to_string(&v);
+}
+
+fn covariance<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    let Ok(mut c) = serde_json::from_slice::<Covariance<F>>(data) else {
+        return;
+    };
+    reserialize(&c);
+    let check = |c: &Covariance<F>| {
+        let n = c.count();
+        assert_eq!(c.mean_x().is_some(), n > 0);
+        assert_eq!(c.sample_covariance().is_some(), n > 1);
+        non_negative(c.population_variance_x());
+        non_negative(c.sample_variance_y());
+        if let Some(r) = c.correlation() {
+            assert!(r.is_nan() || r.abs() <= F::one(), "correlation {r}");
+        }
+    };
+    check(&c);
+    c.merge(&c.clone());
+    check(&c);
+    for x in PUSHES {
+        c.push(F::from_f64(x), F::from_f64(-x));
+        check(&c);
+    }
+}
+
+fn weighted<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    if let Ok(mut m) = serde_json::from_slice::<WeightedMean<F>>(data) {
+        reserialize(&m);
+        assert_eq!(m.mean().is_some(), m.total_weight() > F::zero());
+        m.merge(&m.clone());
+        for x in PUSHES {
+            let _ = m.push(F::from_f64(x), F::from_f64(x.abs()));
+        }
+    }
+    let Ok(mut v) = serde_json::from_slice::<WeightedVariance<F>>(data) else {
+        return;
+    };
+    reserialize(&v);
+    let check = |v: &WeightedVariance<F>| {
+        assert_eq!(v.mean().is_some(), v.total_weight() > F::zero());
+        non_negative(v.population_variance());
+        non_negative(v.sample_variance());
+        non_negative(v.reliability_variance());
+    };
+    check(&v);
+    v.merge(&v.clone());
+    check(&v);
+    for x in PUSHES {
+        let _ = v.push(F::from_f64(x), F::from_f64(x.abs()));
+        check(&v);
+    }
 }
 
 fn ema(data: &[u8]) {
@@ -235,6 +288,10 @@ fuzz_target!(|data: &[u8]| {
     mean::<f32>(data);
     variance::<f64>(data);
     variance::<f32>(data);
+    covariance::<f64>(data);
+    covariance::<f32>(data);
+    weighted::<f64>(data);
+    weighted::<f32>(data);
     ema(data);
     ew_variance(data);
     moving_average(data);

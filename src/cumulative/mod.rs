@@ -21,9 +21,17 @@
 //! `Accumulator`, `Extend` and `FromIterator`; `Merge`; then the steps of
 //! "Adding a statistic" in ARCHITECTURE.md.
 
+pub(crate) mod comoments;
+mod covariance;
 mod mean;
 pub(crate) mod moments;
 mod variance;
+mod weighted_mean;
+pub(crate) mod weighted_moments;
+mod weighted_variance;
 
+pub use covariance::{Covariance, CovarianceParts};
 pub use mean::{Mean, MeanParts};
 pub use variance::{Variance, VarianceParts};
+pub use weighted_mean::{WeightedMean, WeightedMeanParts};
+pub use weighted_variance::{WeightedVariance, WeightedVarianceParts};

@@ -129,15 +129,7 @@ impl<F: Float> Moments<F> {
     /// predicted (3 % of `push`'s time, measured).
     #[inline]
     fn shift_is_stale(&self, n: F) -> bool {
-        let sixteen = F::from_count(16);
-        let offset_n = self.offset * n;
-        let mean_n = (self.shift + self.offset) * n;
-        // offset² > 16σ², with σ² = m2/n.
-        let far_from_spread = self.offset * offset_n > sixteen * self.m2;
-        // offset² > max(mean², σ²/n)/32².
-        let far_from_mean =
-            offset_n * offset_n * F::from_count(32 * 32) > (mean_n * mean_n).max(self.m2);
-        far_from_spread || far_from_mean
+        shift_is_stale(self.shift, self.offset, self.m2, n)
     }
 
     /// Moves the shift onto the mean without changing the statistics: the
@@ -145,11 +137,7 @@ impl<F: Float> Moments<F> {
     /// (exact, by TwoSum), M2 untouched.
     #[cold]
     fn rebase(&mut self) {
-        let (shift, offset) = two_sum(self.shift, self.offset);
-        if shift.is_finite() {
-            self.shift = shift;
-            self.offset = offset;
-        }
+        rebase(&mut self.shift, &mut self.offset);
     }
 
     /// Moves the shift onto the mean, given half the new offset: after an
@@ -292,6 +280,37 @@ impl<F: Float> Moments<F> {
             return Err(crate::Error::state("m2 must be 0 when count is 1"));
         }
         Ok(())
+    }
+}
+
+/// [`Moments`]' test for a shift gone stale, on the raw fields: `n` is the
+/// count (or, for weighted moments, the total weight) as a float and `m2`
+/// the sum of squared deviations (weighted). See `Moments::shift_is_stale`.
+#[inline]
+pub(crate) fn shift_is_stale<F: Float>(shift: F, offset: F, m2: F, n: F) -> bool {
+    // offset² > 16σ², with σ² = m2/n.
+    let far_from_spread = offset * (offset * n) > F::from_count(16) * m2;
+    far_from_spread || offset_is_large(shift, offset, m2, n)
+}
+
+/// The second half of [`shift_is_stale`]: `offset² > max(mean², σ²/n)/32²`,
+/// the test a mean without a spread (`m2 = 0`) re-bases on.
+#[inline]
+pub(crate) fn offset_is_large<F: Float>(shift: F, offset: F, m2: F, n: F) -> bool {
+    let offset_n = offset * n;
+    let mean_n = (shift + offset) * n;
+    offset_n * offset_n * F::from_count(32 * 32) > (mean_n * mean_n).max(m2)
+}
+
+/// Moves a shift onto the mean `shift + offset` it stands for, exactly
+/// (TwoSum): the new offset is what rounding the mean left. A mean that
+/// rounds to ±∞ keeps the old pair.
+#[cold]
+pub(crate) fn rebase<F: Float>(shift: &mut F, offset: &mut F) {
+    let (s, o) = two_sum(*shift, *offset);
+    if s.is_finite() {
+        *shift = s;
+        *offset = o;
     }
 }
 

@@ -27,7 +27,9 @@ mod channels;
 mod schedule;
 
 use crate::Element;
+use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
+use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
 use schedule::Schedule;
 
@@ -115,6 +117,54 @@ fn run_moments<S: Element>(path: Path, xs: &[S]) -> Moments<f64> {
     }
 }
 
+/// Co-moments from the pair sums `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` of
+/// `count` pairs around `(kx, ky)`.
+#[inline]
+fn from_pair_sums(count: usize, kx: f64, ky: f64, sums: [f64; 5]) -> CoMoments<f64> {
+    let [sx, sy, qx, qy, sxy] = sums;
+    let x = from_sums(count, kx, sx, qx);
+    let y = from_sums(count, ky, sy, qy);
+    CoMoments {
+        c: sxy - sx * y.offset,
+        x,
+        y,
+    }
+}
+
+/// Co-moments of one run of pairs by shifted sums (no tree): the shifts are
+/// the run's first pair, and the run is summed again around its means when
+/// either shift is far from its mean, as in [`run_moments`].
+#[inline]
+fn run_comoments<S: Element>(path: Path, xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    let (Some(&fx), Some(&fy)) = (xs.first(), ys.first()) else {
+        return CoMoments::default();
+    };
+    let sums = |kx: f64, ky: f64| {
+        from_pair_sums(
+            xs.len(),
+            kx,
+            ky,
+            arch::shifted_pair_sums(path, xs, ys, kx, ky),
+        )
+    };
+    let finite = |m: &CoMoments<f64>| {
+        m.x.offset.is_finite()
+            && m.x.m2.is_finite()
+            && m.y.offset.is_finite()
+            && m.y.m2.is_finite()
+            && m.c.is_finite()
+    };
+    let mut m = sums(fx.widen(), fy.widen());
+    if finite(&m) && (shift_is_far(&m.x) || shift_is_far(&m.y)) {
+        m = sums(m.x.shift + m.x.offset, m.y.shift + m.y.offset);
+    }
+    if finite(&m) {
+        m
+    } else {
+        CoMoments::of_pairs(xs, ys)
+    }
+}
+
 #[inline]
 fn merge_moments(a: &mut Moments<f64>, b: Moments<f64>) {
     a.merge(&b);
@@ -127,6 +177,105 @@ pub(crate) fn moments_on<S: Element>(path: Path, schedule: Schedule, xs: &[S]) -
     }
     let leaf = |i| run_moments(path, block_of(xs, i));
     schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
+}
+
+/// Raw co-moments of the pairs of `xs` and `ys` (equal lengths) on a given
+/// path and schedule.
+pub(crate) fn comoments_on<S: Element>(
+    path: Path,
+    schedule: Schedule,
+    xs: &[S],
+    ys: &[S],
+) -> CoMoments<f64> {
+    let len = xs.len().min(ys.len());
+    if len == 0 {
+        return CoMoments::default();
+    }
+    let leaf = |i| run_comoments(path, block_of(xs, i), block_of(ys, i));
+    let merge = |a: &mut CoMoments<f64>, b: CoMoments<f64>| a.merge(&b);
+    schedule.tree(0, blocks(len), GRAIN, &leaf, &merge)
+}
+
+/// Raw co-moments of the pairs of `xs` and `ys` (equal lengths), in `f64`.
+pub(crate) fn comoments<S: Element>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    comoments_on(detect(), Schedule::Sequential, xs, ys)
+}
+
+/// [`comoments`] on every rayon thread, bit for bit the same.
+#[cfg(feature = "rayon")]
+pub(crate) fn par_comoments<S: Element>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
+    comoments_on(detect(), Schedule::Parallel, xs, ys)
+}
+
+/// Weighted moments of one run by shifted sums: the shift is the run's
+/// first value with a positive weight, and the run is summed again around
+/// its mean when that value is far from it. Runs with non-finite values,
+/// or with no positive weight, take West's step one value at a time.
+fn run_weighted<S: Element, const SPREAD: bool>(
+    path: Path,
+    xs: &[S],
+    ws: &[S],
+) -> WeightedMoments<f64> {
+    let by_steps = || {
+        let mut m = WeightedMoments::default();
+        for (x, w) in xs.iter().zip(ws) {
+            // The caller checked the weights and their sums.
+            let _ = m.push::<SPREAD>(x.widen(), w.widen());
+        }
+        m
+    };
+    let Some(first) = xs.iter().zip(ws).position(|(_, w)| w.widen() > 0.0) else {
+        return by_steps();
+    };
+    let sums = |k: f64| {
+        let [w, s, q, w2, positive] = arch::shifted_weighted_sums(path, xs, ws, k);
+        let offset = s / w;
+        let m2 = q - s * offset;
+        WeightedMoments {
+            // A count of at most `BLOCK`, held exactly in an f64 sum.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "a non-negative integer at most BLOCK"
+            )]
+            count: positive as u64,
+            weight: w,
+            weight_sq: w2,
+            shift: k,
+            offset,
+            m2: if m2 < 0.0 { 0.0 } else { m2 },
+        }
+    };
+    let finite = |m: &WeightedMoments<f64>| m.offset.is_finite() && m.m2.is_finite();
+    let mut m = sums(xs[first].widen());
+    // `shift_is_far`, with Σw for the count.
+    if finite(&m) && m.offset * m.offset * m.weight > 16.0 * m.m2 {
+        m = sums(m.shift + m.offset);
+    }
+    if !finite(&m) {
+        return by_steps();
+    }
+    if !SPREAD {
+        m.m2 = 0.0;
+        m.weight_sq = 0.0;
+    }
+    m
+}
+
+/// Weighted moments of `xs` with weights `ws` (equal lengths, weights
+/// checked), blocked and merged in the fixed tree.
+pub(crate) fn weighted_moments<S: Element, const SPREAD: bool>(
+    xs: &[S],
+    ws: &[S],
+) -> WeightedMoments<f64> {
+    let len = xs.len().min(ws.len());
+    if len == 0 {
+        return WeightedMoments::default();
+    }
+    let path = detect();
+    let leaf = |i| run_weighted::<S, SPREAD>(path, block_of(xs, i), block_of(ws, i));
+    let merge = |a: &mut WeightedMoments<f64>, b: WeightedMoments<f64>| a.merge::<SPREAD>(&b);
+    Schedule::Sequential.tree(0, blocks(len), GRAIN, &leaf, &merge)
 }
 
 /// Raw moments of `xs`, in `f64`.

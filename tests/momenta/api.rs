@@ -4,8 +4,9 @@
 
 use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, Normalizer, RunningStats};
 use momenta::{
-    Accumulator, Ema, Error, EwVariance, Mean, MeanParts, Merge, Momentum, MovingAverage,
-    MovingVariance, Variance, VarianceParts,
+    Accumulator, Covariance, CovarianceParts, Ema, Error, EwVariance, Mean, MeanParts, Merge,
+    Momentum, MovingAverage, MovingVariance, Variance, VarianceParts, WeightedMean,
+    WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -82,6 +83,24 @@ fn f64_accumulators_take_f32_data_alone_and_in_bundles() {
     let mut narrow = Variance::<f32>::new();
     narrow.push(1.0);
     assert_eq!(narrow.mean(), Some(1.0_f32));
+    shared::<Covariance<f32>>();
+    shared::<WeightedMean<f64>>();
+    shared::<WeightedVariance<f32>>();
+    fn parts<T: Copy + Default + Send + Sync + core::fmt::Debug + PartialEq>() {}
+    parts::<CovarianceParts>();
+    parts::<WeightedMeanParts>();
+    parts::<WeightedVarianceParts>();
+}
+
+#[test]
+fn pair_accumulators_have_their_std_traits() {
+    fn pairs<T: Default + Merge + Extend<(f64, f64)> + for<'a> Extend<&'a (f64, f64)>>() {}
+    fn collect<T: FromIterator<(f64, f64)> + for<'a> FromIterator<&'a (f64, f64)>>() {}
+    pairs::<Covariance<f64>>();
+    collect::<Covariance<f64>>();
+    fn mergeable<T: Default + Merge>() {}
+    mergeable::<WeightedMean<f64>>();
+    mergeable::<WeightedVariance<f32>>();
 }
 
 #[test]

@@ -16,6 +16,9 @@ mod batchnorm;
 /// The laws of BatchNorm merges, thread counts, layouts and checkpoints,
 /// 10 000 quickcheck cases each.
 mod batchnorm_laws;
+/// `Covariance` against exact and numpy values on every path, its laws,
+/// hostile input and checkpoints.
+mod covariance;
 /// `Ema`, `EwVariance` and `Momentum` against closed forms and reference
 /// values in both conventions.
 mod ema;
@@ -42,6 +45,9 @@ mod ndarray;
 mod outliers;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// `WeightedMean` and `WeightedVariance` against exact and numpy values,
+/// their laws, hostile weights and checkpoints.
+mod weighted;
 /// Moving windows against exact fractions and naive recomputation.
 mod window;
 /// Moving windows fed for ever: no drift.

@@ -90,6 +90,44 @@ pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f6
     }
 }
 
+/// `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` over the pairs of `xs` and `ys`, with
+/// `dx = x − kx`, `dy = y − ky`; see [`portable::pair_sums_body`].
+#[inline]
+pub(crate) fn shifted_pair_sums<S: Element>(
+    path: Path,
+    xs: &[S],
+    ys: &[S],
+    kx: f64,
+    ky: f64,
+) -> [f64; 5] {
+    match path {
+        Path::Portable => portable::pair_sums_body::<S, false>(xs, ys, kx, ky),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::pair_sums` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::pair_sums(xs, ys, kx, ky) },
+    }
+}
+
+/// `[Σw, Σw·d, Σw·d², Σw², positive weights]` with `d = x − k`; see
+/// [`portable::weighted_sums_body`].
+#[inline]
+pub(crate) fn shifted_weighted_sums<S: Element>(
+    path: Path,
+    xs: &[S],
+    ws: &[S],
+    k: f64,
+) -> [f64; 5] {
+    match path {
+        Path::Portable => portable::weighted_sums_body::<S, false>(xs, ws, k),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::weighted_sums`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::weighted_sums(xs, ws, k) },
+    }
+}
+
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
 pub(crate) fn shifted_rows<S: Element>(
@@ -129,6 +167,32 @@ mod tests {
             for path in [Path::Portable, detect()] {
                 // Small integers: every sum is exact in any order.
                 assert_eq!(shifted_sums(path, &xs, k), (s, q), "n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn pair_sums_match_a_plain_loop_on_every_path() {
+        for n in [0, 1, 3, 4, 5, 15, 16, 17, 100] {
+            let xs: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from(i * 7 % 11)).collect();
+            let ys: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from(i * 5 % 13)).collect();
+            let (kx, ky) = (3.0, -2.0);
+            let dx = || xs.iter().map(|x| x - kx);
+            let dy = || ys.iter().map(|y| y - ky);
+            let expected = [
+                dx().sum::<f64>(),
+                dy().sum(),
+                dx().map(|d| d * d).sum(),
+                dy().map(|d| d * d).sum(),
+                dx().zip(dy()).map(|(a, b)| a * b).sum(),
+            ];
+            for path in [Path::Portable, detect()] {
+                // Small integers: every sum is exact in any order.
+                assert_eq!(
+                    shifted_pair_sums(path, &xs, &ys, kx, ky),
+                    expected,
+                    "n = {n}"
+                );
             }
         }
     }

@@ -197,3 +197,92 @@ fn quad_step<S: Element, const FMA: bool>(
         *q += t + u;
     }
 }
+
+/// Lanes per sum of the pair loop: five sums of four lanes fill ten SSE2
+/// registers, or five AVX2 registers when compiled for AVX2.
+pub(super) const PAIR_LANES: usize = 4;
+
+/// The five sums of a run of pairs around the shifts `(kx, ky)`:
+/// `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` with `dx = x − kx`, `dy = y − ky`.
+/// The slices have equal lengths (the caller checks); extra values of the
+/// longer one would be ignored.
+#[inline(always)]
+pub(super) fn pair_sums_body<S: Element, const FMA: bool>(
+    xs: &[S],
+    ys: &[S],
+    kx: f64,
+    ky: f64,
+) -> [f64; 5] {
+    let mut sx = [0.0_f64; PAIR_LANES];
+    let mut sy = [0.0_f64; PAIR_LANES];
+    let mut qx = [0.0_f64; PAIR_LANES];
+    let mut qy = [0.0_f64; PAIR_LANES];
+    let mut cxy = [0.0_f64; PAIR_LANES];
+    let (xc, xt) = array_chunks::<S, PAIR_LANES>(xs);
+    let (yc, yt) = array_chunks::<S, PAIR_LANES>(ys);
+    let mut step = |x: &[S], y: &[S]| {
+        for (l, (x, y)) in x.iter().zip(y).enumerate().take(PAIR_LANES) {
+            let dx = x.widen() - kx;
+            let dy = y.widen() - ky;
+            sx[l] += dx;
+            sy[l] += dy;
+            qx[l] = square_add::<FMA>(dx, qx[l]);
+            qy[l] = square_add::<FMA>(dy, qy[l]);
+            cxy[l] = if FMA {
+                num_traits::Float::mul_add(dx, dy, cxy[l])
+            } else {
+                dx * dy + cxy[l]
+            };
+        }
+    };
+    for (x, y) in xc.zip(yc) {
+        prefetch(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch(y.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        step(x, y);
+    }
+    step(xt, yt);
+    [
+        fold_lanes(sx),
+        fold_lanes(sy),
+        fold_lanes(qx),
+        fold_lanes(qy),
+        fold_lanes(cxy),
+    ]
+}
+
+/// The sums of a run of weighted values around the shift `k`:
+/// `[Σw, Σw·d, Σw·d², Σw², number of positive weights]` with `d = x − k`.
+/// The weights are finite and non-negative (the caller checks); the
+/// slices have equal lengths.
+#[inline(always)]
+pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
+    xs: &[S],
+    ws: &[S],
+    k: f64,
+) -> [f64; 5] {
+    let mut acc = [[0.0_f64; PAIR_LANES]; 5];
+    let (xc, xt) = array_chunks::<S, PAIR_LANES>(xs);
+    let (wc, wt) = array_chunks::<S, PAIR_LANES>(ws);
+    let mut step = |x: &[S], w: &[S]| {
+        for (l, (x, w)) in x.iter().zip(w).enumerate().take(PAIR_LANES) {
+            let (d, w) = (x.widen() - k, w.widen());
+            let wd = w * d;
+            acc[0][l] += w;
+            acc[1][l] += wd;
+            acc[2][l] = if FMA {
+                num_traits::Float::mul_add(wd, d, acc[2][l])
+            } else {
+                wd * d + acc[2][l]
+            };
+            acc[3][l] = square_add::<FMA>(w, acc[3][l]);
+            acc[4][l] += if w > 0.0 { 1.0 } else { 0.0 };
+        }
+    };
+    for (x, w) in xc.zip(wc) {
+        prefetch(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch(w.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        step(x, w);
+    }
+    step(xt, wt);
+    acc.map(fold_lanes)
+}

@@ -22,7 +22,9 @@
 use super::prefetch;
 use crate::Element;
 use crate::float::Elements;
-use crate::kernels::arch::portable::{PREFETCH, array_chunks, fold_lanes, rows_body};
+use crate::kernels::arch::portable::{
+    PREFETCH, array_chunks, fold_lanes, rows_body, weighted_sums_body,
+};
 #[cfg(feature = "half")]
 use core::arch::x86_64::{
     __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_slli_epi32,
@@ -239,4 +241,111 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
     q: &mut [f64],
 ) {
     rows_body::<S, true>(slab, stride, start, shift, s, q);
+}
+
+/// Per-lane pair sums over whole chunks, in two vectors per sum (eight
+/// lanes): `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
+    chunks: impl Iterator<Item = (&'a C, &'a C)>,
+    kx: f64,
+    ky: f64,
+) -> [[f64; 8]; 5] {
+    #[allow(unused_unsafe)]
+    // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
+    // need; they only compute on registers, and `quad` and the stores
+    // access memory in bounds.
+    unsafe {
+        let kxv = _mm256_set1_pd(kx);
+        let kyv = _mm256_set1_pd(ky);
+        let zero = _mm256_setzero_pd();
+        let mut acc = [[zero; 2]; 5];
+        for (x, y) in chunks {
+            x.prefetch();
+            y.prefetch();
+            for j in 0..4 {
+                let dx = _mm256_sub_pd(x.quad(j), kxv);
+                let dy = _mm256_sub_pd(y.quad(j), kyv);
+                let h = j & 1;
+                acc[0][h] = _mm256_add_pd(acc[0][h], dx);
+                acc[1][h] = _mm256_add_pd(acc[1][h], dy);
+                acc[2][h] = _mm256_fmadd_pd(dx, dx, acc[2][h]);
+                acc[3][h] = _mm256_fmadd_pd(dy, dy, acc[3][h]);
+                acc[4][h] = _mm256_fmadd_pd(dx, dy, acc[4][h]);
+            }
+        }
+        let mut out = [[0.0; 8]; 5];
+        for (dst, v) in out.iter_mut().zip(&acc) {
+            _mm256_storeu_pd(dst[..4].as_mut_ptr(), v[0]);
+            _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
+        }
+        out
+    }
+}
+
+/// `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` over the pairs of `xs` and `ys`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
+    xs: &[S],
+    ys: &[S],
+    kx: f64,
+    ky: f64,
+) -> [f64; 5] {
+    let len = xs.len().min(ys.len());
+    let (xs, ys) = (&xs[..len], &ys[..len]);
+    let (mut lanes, done) = match (S::elements(xs), S::elements(ys)) {
+        (Elements::F64(xs), Elements::F64(ys)) => {
+            let (xc, xt) = array_chunks::<f64, LANES>(xs);
+            let (yc, _) = array_chunks::<f64, LANES>(ys);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (
+                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
+                len - xt.len(),
+            )
+        }
+        (Elements::F32(xs), Elements::F32(ys)) => {
+            let (xc, xt) = array_chunks::<f32, LANES>(xs);
+            let (yc, _) = array_chunks::<f32, LANES>(ys);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (
+                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
+                len - xt.len(),
+            )
+        }
+        // One element type for both slices: `S` is either.
+        _ => ([[0.0; 8]; 5], 0),
+    };
+    let tail = xs[done..].iter().zip(&ys[done..]);
+    for (l, (x, y)) in tail.enumerate() {
+        let (dx, dy) = (x.widen() - kx, y.widen() - ky);
+        let l = l % 8;
+        lanes[0][l] += dx;
+        lanes[1][l] += dy;
+        lanes[2][l] = num_traits::Float::mul_add(dx, dx, lanes[2][l]);
+        lanes[3][l] = num_traits::Float::mul_add(dy, dy, lanes[3][l]);
+        lanes[4][l] = num_traits::Float::mul_add(dx, dy, lanes[4][l]);
+    }
+    lanes.map(fold_lanes)
+}
+
+/// `weighted_sums_body` compiled for AVX2 and FMA.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
+    xs: &[S],
+    ws: &[S],
+    k: f64,
+) -> [f64; 5] {
+    weighted_sums_body::<S, true>(xs, ws, k)
 }

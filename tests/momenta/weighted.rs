@@ -1,0 +1,375 @@
+//! `WeightedMean` and `WeightedVariance` against exact rational arithmetic
+//! and numpy (values recorded from Python on the same SplitMix data), their
+//! laws with quickcheck, hostile weights and checkpoints.
+
+use crate::support::{SplitMix, rel};
+use momenta::{ErrorKind, Merge, WeightedMean, WeightedVariance, WeightedVarianceParts};
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+/// x = 1e9 + U(0, 1), integer weights 0..15 (about 1 in 16 is 0), from
+/// SplitMix(7) in turn.
+fn data() -> (Vec<f64>, Vec<f64>) {
+    let mut rng = SplitMix(7);
+    (0..10_000)
+        .map(|_| (1e9 + rng.unit(), (rng.next_u64() >> 60) as f64))
+        .unzip()
+}
+
+// Exact (Python fractions, rounded once).
+const TOTAL: f64 = 74_946.0;
+const MEAN: f64 = 1_000_000_000.495_827_9;
+const POPULATION: f64 = 0.083_851_353_689_545_23;
+const FREQUENCY: f64 = 0.083_852_472_528_076_02;
+const RELIABILITY: f64 = 0.083_862_836_422_810_57;
+// numpy 2: np.average(x, weights=w), np.cov(x, aweights=w) and
+// np.cov(x, fweights=w), within 2e-13 of the exact values.
+const NUMPY_MEAN: f64 = 1_000_000_000.495_827_8;
+const NUMPY_RELIABILITY: f64 = 0.083_862_836_422_825_34;
+const NUMPY_FREQUENCY: f64 = 0.083_852_472_528_090_79;
+
+fn check(v: &WeightedVariance<f64>, tol: f64, route: &str) {
+    assert_eq!(v.total_weight(), TOTAL, "{route}");
+    assert!(rel(v.mean().unwrap(), MEAN) <= 1e-16, "{route}");
+    let errs = [
+        rel(v.population_variance().unwrap(), POPULATION),
+        rel(v.sample_variance().unwrap(), FREQUENCY),
+        rel(v.reliability_variance().unwrap(), RELIABILITY),
+    ];
+    assert!(errs.iter().all(|&e| e <= tol), "{route}: {errs:?}");
+}
+
+#[test]
+fn every_path_keeps_the_digits_of_a_large_offset() {
+    let (xs, ws) = data();
+    assert!(rel(NUMPY_MEAN, MEAN) < 1e-15);
+    assert!(rel(NUMPY_RELIABILITY, RELIABILITY) < 1e-12 && rel(NUMPY_FREQUENCY, FREQUENCY) < 1e-12);
+    let mut pushed = WeightedVariance::new();
+    let mut mean = WeightedMean::new();
+    for (&x, &w) in xs.iter().zip(&ws) {
+        pushed.push(x, w).unwrap();
+        mean.push(x, w).unwrap();
+    }
+    check(&pushed, 1e-12, "push");
+    assert!(rel(mean.mean().unwrap(), MEAN) <= 1e-16);
+    let mut merged = WeightedVariance::new();
+    let mut merged_mean = WeightedMean::new();
+    for (cx, cw) in xs.chunks(613).zip(ws.chunks(613)) {
+        merged.merge(
+            &WeightedVariance::try_from_iter(cx.iter().copied().zip(cw.iter().copied())).unwrap(),
+        );
+        merged_mean.merge(
+            &WeightedMean::try_from_iter(cx.iter().copied().zip(cw.iter().copied())).unwrap(),
+        );
+    }
+    check(&merged, 1e-12, "merge");
+    assert!(rel(merged_mean.mean().unwrap(), MEAN) <= 1e-16);
+    check(
+        &WeightedVariance::from_slices(&xs, &ws).unwrap(),
+        1e-14,
+        "slices",
+    );
+    let m = WeightedMean::<f64>::from_slices(&xs, &ws).unwrap();
+    assert!(rel(m.mean().unwrap(), MEAN) <= 1e-16);
+}
+
+#[test]
+fn exact_on_binary_fractions_and_zero_weights_first() {
+    // Zero-weight outliers first cost nothing; values k·2⁻²⁰ + 1e6 with
+    // weights 1..4: exact sums in i128.
+    let mut rng = SplitMix(5);
+    let mut v = WeightedVariance::<f64>::new();
+    for _ in 0..10 {
+        v.push(-1e300, 0.0).unwrap();
+    }
+    let (mut sw, mut swk, mut swkk) = (0i128, 0i128, 0i128);
+    for _ in 0..5000 {
+        let k = rng.k20();
+        let w = (rng.next_u64() >> 62) as i128 + 1;
+        v.push(1e6 + k as f64 / 1048576.0, w as f64).unwrap();
+        sw += w;
+        swk += w * i128::from(k);
+        swkk += w * i128::from(k) * i128::from(k);
+    }
+    // Σw(x − μ)² = (Σw·Σwk² − (Σwk)²) / (Σw · 2⁴⁰).
+    let m2 = (sw * swkk - swk * swk) as f64 / sw as f64 / 2f64.powi(40);
+    assert!(rel(v.population_variance().unwrap() * sw as f64, m2) <= 1e-12);
+    assert!(rel(v.mean().unwrap() - 1e6, swk as f64 / sw as f64 / 1048576.0) <= 1e-9);
+}
+
+#[test]
+fn invalid_weights_are_errors_that_change_nothing() {
+    let mut v = WeightedVariance::<f64>::from_slices(&[1.0, 2.0], &[1.0, 1.0]).unwrap();
+    let before = v.clone();
+    for bad in [
+        -1.0,
+        -0.0 - 1e-300,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ] {
+        let e = v.push(5.0, bad).unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::InvalidParameter { name: "weight", .. }),
+            "{e}"
+        );
+        assert!(v.try_extend([(3.0, 1.0), (4.0, bad)]).is_err());
+        assert!(WeightedVariance::<f64>::from_slices(&[1.0, 2.0], &[1.0, bad]).is_err());
+        assert!(WeightedMean::<f64>::from_slices(&[1.0], &[bad]).is_err());
+    }
+    assert_eq!(v, before);
+    // Sums that would overflow are refused too.
+    assert!(v.push(1.0, 1e200).is_err());
+    assert!(WeightedMean::<f32>::from_slices(&[1.0, 2.0], &[3e38_f64, 3e38]).is_err());
+    assert_eq!(v, before);
+    let e = WeightedVariance::<f64>::from_slices(&[1.0], &[]).unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }));
+}
+
+#[test]
+fn hostile_values() {
+    // Σw = 0: every statistic is None.
+    let mut v = WeightedVariance::<f64>::new();
+    v.push(3.0, 0.0).unwrap();
+    assert_eq!(
+        (v.mean(), v.population_variance(), v.total_weight()),
+        (None, None, 0.0)
+    );
+    // Σw ≤ 1: no frequency-weight variance; one positive weight: no
+    // reliability variance.
+    v.push(3.0, 0.5).unwrap();
+    v.push(5.0, 0.25).unwrap();
+    assert_eq!(v.sample_variance(), None);
+    let mut one = WeightedVariance::<f64>::new();
+    one.push(1.0, 4.0).unwrap();
+    one.push(9.0, 0.0).unwrap();
+    assert_eq!(
+        (one.reliability_variance(), one.sample_variance()),
+        (None, Some(0.0))
+    );
+    // NaN with a valid weight (0 included) propagates.
+    for w in [0.0, 1.0] {
+        let mut v = WeightedVariance::<f64>::from_slices(&[1.0, 2.0], &[1.0, 1.0]).unwrap();
+        v.push(f64::NAN, w).unwrap();
+        v.push(3.0, 1.0).unwrap();
+        assert!(v.mean().unwrap().is_nan() && v.population_variance().unwrap().is_nan());
+        let sliced =
+            WeightedVariance::<f64>::from_slices(&[1.0, f64::NAN, 3.0], &[1.0, w, 1.0]).unwrap();
+        assert!(sliced.mean().unwrap().is_nan());
+    }
+    let poisoned = WeightedMean::<f64>::try_from_iter([(f64::NAN, 0.0)]).unwrap();
+    assert_eq!(poisoned.mean(), None);
+    let mut m = WeightedMean::<f64>::try_from_iter([(2.0, 1.0)]).unwrap();
+    m.merge(&poisoned);
+    assert!(m.mean().unwrap().is_nan());
+    // ±∞ with a positive weight: the mean is the infinity, the variance NaN.
+    let inf = WeightedVariance::<f64>::try_from_iter([(1.0, 1.0), (f64::INFINITY, 2.0)]).unwrap();
+    assert_eq!(inf.mean(), Some(f64::INFINITY));
+    assert!(inf.population_variance().unwrap().is_nan());
+    // Near f64::MAX: a representable mean stays finite, a variance too
+    // large to represent is +∞.
+    let big = WeightedVariance::<f64>::try_from_iter([(f64::MAX, 1.0), (-f64::MAX, 1.0)]).unwrap();
+    assert_eq!(big.mean(), Some(0.0));
+    assert_eq!(big.population_variance(), Some(f64::INFINITY));
+    // Subnormal weights and values are ordinary numbers.
+    let tiny = f64::from_bits(1);
+    let s = WeightedVariance::<f64>::try_from_iter([(tiny, tiny), (0.0, tiny)]).unwrap();
+    assert!(s.population_variance().unwrap() >= 0.0);
+    // Merges whose total weight overflows: +∞ total, NaN variances.
+    let half = WeightedVariance::<f64>::try_from_iter([(1.0, 1e300), (2.0, 1e300)]);
+    assert!(half.is_err(), "Σw² overflows");
+    let mut a = WeightedMean::<f64>::try_from_iter([(1.0, 1e308)]).unwrap();
+    a.merge(&WeightedMean::try_from_iter([(3.0, 1e308)]).unwrap());
+    assert_eq!(a.total_weight(), f64::INFINITY);
+    assert_eq!(a.mean(), Some(2.0));
+}
+
+#[test]
+fn parts_and_serde_round_trip_bit_for_bit() {
+    let (xs, ws) = data();
+    let mut live = WeightedVariance::<f64>::from_slices(&xs[..3000], &ws[..3000]).unwrap();
+    let mut restored = WeightedVariance::from_parts(live.to_parts()).unwrap();
+    let mut live_mean = WeightedMean::<f32>::new();
+    for (&x, &w) in xs[..3000].iter().zip(&ws) {
+        live_mean.push(x as f32 - 1e9, w as f32).unwrap();
+    }
+    let mut restored_mean = WeightedMean::from_parts(live_mean.to_parts()).unwrap();
+    for (&x, &w) in xs[3000..].iter().zip(&ws[3000..]) {
+        live.push(x, w).unwrap();
+        restored.push(x, w).unwrap();
+        live_mean.push(x as f32 - 1e9, w as f32).unwrap();
+        restored_mean.push(x as f32 - 1e9, w as f32).unwrap();
+    }
+    assert_eq!(restored.to_parts(), live.to_parts());
+    assert_eq!(restored_mean.to_parts(), live_mean.to_parts());
+    // The poisoned empty state round-trips too.
+    let p = WeightedVariance::<f64>::try_from_iter([(f64::NAN, 0.0)])
+        .unwrap()
+        .to_parts();
+    let mut back = WeightedVariance::<f64>::from_parts(p).unwrap();
+    back.push(1.0, 1.0).unwrap();
+    assert!(back.mean().unwrap().is_nan());
+}
+
+#[test]
+fn corrupt_parts_are_rejected_with_a_reason() {
+    let good = WeightedVariance::<f64>::from_slices(&[1.0, 2.0], &[1.0, 3.0])
+        .unwrap()
+        .to_parts();
+    let cases = [
+        (
+            WeightedVarianceParts { m2: -1.0, ..good },
+            "m2 must be non-negative",
+        ),
+        (WeightedVarianceParts { count: 0, ..good }, "count"),
+        (
+            WeightedVarianceParts {
+                sum_sq_weights: 100.0,
+                ..good
+            },
+            "must not exceed",
+        ),
+        (
+            WeightedVarianceParts {
+                total_weight: -4.0,
+                ..good
+            },
+            "non-negative",
+        ),
+    ];
+    for (parts, why) in cases {
+        let e = WeightedVariance::<f64>::from_parts(parts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(why), "{parts:?}: {e}");
+    }
+}
+
+/// The serde forms are stable: this JSON is what version 0.1 writes.
+#[cfg(feature = "serde")]
+#[test]
+fn serde_forms_are_the_committed_fixtures() {
+    const VARIANCE: &str =
+        r#"{"count":3,"total_weight":4.0,"sum_sq_weights":6.0,"shift":5.5,"offset":0.0,"m2":27.0}"#;
+    const MEAN: &str = r#"{"count":3,"total_weight":4.0,"shift":5.5,"offset":0.0}"#;
+    let v = WeightedVariance::<f64>::from_slices(&[2.0, 4.0, 8.0], &[1.0, 1.0, 2.0]).unwrap();
+    let mut pushed = WeightedVariance::<f64>::new();
+    pushed
+        .try_extend([(2.0, 1.0), (4.0, 1.0), (8.0, 2.0)])
+        .unwrap();
+    assert_eq!(serde_json::to_string(&pushed).unwrap(), VARIANCE);
+    assert_eq!(v.mean(), Some(5.5));
+    let back: WeightedVariance<f64> = serde_json::from_str(VARIANCE).unwrap();
+    assert_eq!(back, pushed);
+    let m = WeightedMean::<f64>::try_from_iter([(2.0, 1.0), (4.0, 1.0), (8.0, 2.0)]).unwrap();
+    assert_eq!(serde_json::to_string(&m).unwrap(), MEAN);
+    let back: WeightedMean<f64> = serde_json::from_str(MEAN).unwrap();
+    assert_eq!(back, m);
+    assert!(serde_json::from_str::<WeightedMean<f64>>(&MEAN.replace("4.0", "-4.0")).is_err());
+}
+
+#[derive(Clone, Debug)]
+struct Weighted(Vec<(f64, f64)>);
+
+impl Arbitrary for Weighted {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let offset = *g.choose(&[0.0, 1.0, -250.5, 1e6, 1e9]).unwrap_or(&0.0);
+        let raw: Vec<(i16, u8)> = Arbitrary::arbitrary(g);
+        Weighted(
+            raw.into_iter()
+                .map(|(k, w)| (offset + f64::from(k) / 64.0, f64::from(w % 8) / 4.0))
+                .collect(),
+        )
+    }
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(self.0.shrink().map(|v| {
+            Weighted(
+                v.into_iter()
+                    .map(|(x, w): (f64, f64)| (x, w.abs().min(1e6)))
+                    .filter(|p| p.1.is_finite())
+                    .collect(),
+            )
+        }))
+    }
+}
+
+fn same(a: &WeightedVariance<f64>, b: &WeightedVariance<f64>, p: &[(f64, f64)]) -> bool {
+    let close = |p: Option<f64>, q: Option<f64>, scale: f64| match (p, q) {
+        (None, None) => true,
+        (Some(p), Some(q)) => p == q || (p - q).abs() <= 1e-9 * scale,
+        _ => false,
+    };
+    let mag = p.iter().map(|v| v.0.abs()).fold(0.0, f64::max);
+    let lo = p.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
+    let hi = p.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max);
+    let s2 = (hi - lo) * (hi - lo);
+    a.count() == b.count()
+        && close(
+            Some(a.total_weight()),
+            Some(b.total_weight()),
+            a.total_weight(),
+        )
+        && close(a.mean(), b.mean(), mag)
+        && close(a.population_variance(), b.population_variance(), s2)
+        && close(a.reliability_variance(), b.reliability_variance(), s2 * 1e3)
+}
+
+fn pushed(p: &[(f64, f64)]) -> WeightedVariance<f64> {
+    WeightedVariance::try_from_iter(p.iter().copied()).unwrap()
+}
+
+fn quick<T: quickcheck::Testable>(law: T) {
+    QuickCheck::new()
+        .tests(10_000)
+        .max_tests(100_000)
+        .quickcheck(law);
+}
+
+#[test]
+fn merge_equals_sequential_push() {
+    fn law(a: Weighted, b: Weighted) -> bool {
+        let all: Vec<_> = a.0.iter().chain(&b.0).copied().collect();
+        let mut m = pushed(&a.0);
+        m.merge(&pushed(&b.0));
+        let mut wm = WeightedMean::try_from_iter(a.0.iter().copied()).unwrap();
+        wm.merge(&WeightedMean::try_from_iter(b.0.iter().copied()).unwrap());
+        let mag = all.iter().map(|v| v.0.abs()).fold(0.0, f64::max);
+        let whole = pushed(&all);
+        same(&m, &whole, &all)
+            && match (wm.mean(), whole.mean()) {
+                (None, None) => true,
+                (Some(p), Some(q)) => (p - q).abs() <= 1e-9 * mag,
+                _ => false,
+            }
+    }
+    quick(law as fn(Weighted, Weighted) -> bool);
+}
+
+#[test]
+fn merge_is_associative_and_empty_is_its_identity() {
+    fn law(a: Weighted, b: Weighted, c: Weighted) -> bool {
+        let all: Vec<_> = a.0.iter().chain(&b.0).chain(&c.0).copied().collect();
+        let (va, vb, vc) = (pushed(&a.0), pushed(&b.0), pushed(&c.0));
+        let mut left = va.clone();
+        left.merge(&vb);
+        left.merge(&vc);
+        let mut bc = vb;
+        bc.merge(&vc);
+        let mut right = va.clone();
+        right.merge(&bc);
+        let mut id = WeightedVariance::new();
+        id.merge(&va);
+        same(&left, &right, &all) && id == va
+    }
+    quick(law as fn(Weighted, Weighted, Weighted) -> bool);
+}
+
+#[test]
+fn from_slices_equals_pushing_and_parts_round_trip() {
+    fn law(a: Weighted) -> bool {
+        let (xs, ws): (Vec<f64>, Vec<f64>) = a.0.iter().copied().unzip();
+        let p = pushed(&a.0);
+        same(&WeightedVariance::from_slices(&xs, &ws).unwrap(), &p, &a.0)
+            && WeightedVariance::from_parts(p.to_parts()) == Ok(p)
+    }
+    quick(law as fn(Weighted) -> bool);
+}
