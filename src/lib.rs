@@ -192,7 +192,10 @@ mod windows;
 mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
-pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
+pub use cumulative::{
+    Kurtosis, KurtosisParts, Mean, MeanParts, MinMax, MinMaxParts, Skewness, SkewnessParts,
+    Variance, VarianceParts,
+};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;

@@ -21,9 +21,17 @@
 //! `Accumulator`, `Extend` and `FromIterator`; `Merge`; then the steps of
 //! "Adding a statistic" in ARCHITECTURE.md.
 
+pub(crate) mod higher_moments;
+mod kurtosis;
 mod mean;
+mod min_max;
 pub(crate) mod moments;
+mod shape;
+mod skewness;
 mod variance;
 
+pub use kurtosis::{Kurtosis, KurtosisParts};
 pub use mean::{Mean, MeanParts};
+pub use min_max::{MinMax, MinMaxParts};
+pub use skewness::{Skewness, SkewnessParts};
 pub use variance::{Variance, VarianceParts};

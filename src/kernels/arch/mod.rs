@@ -89,6 +89,35 @@ pub(crate) fn shifted_sums<S: Float>(path: Path, xs: &[S], k: f64) -> (f64, f64)
     }
 }
 
+/// `[Σd, Σd², Σd³, Σd⁴]` over `xs`, with `d = x − k`; without `FOURTH` the
+/// last is 0.
+#[inline]
+pub(crate) fn power_sums<S: Float, const FOURTH: bool>(path: Path, xs: &[S], k: f64) -> [f64; 4] {
+    match path {
+        Path::Portable => {
+            portable::power_sums_body::<S, false, FOURTH, { portable::POWER_LANES }>(xs, k)
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::power_sums` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::power_sums::<S, FOURTH>(xs, k) },
+    }
+}
+
+/// `(min, max)` of `xs` as IEEE 754-2019 `minimum` and `maximum` define
+/// them (−0.0 below +0.0), widened to `f64`: `(+∞, −∞)` when `xs` is
+/// empty, `(NaN, NaN)` when it holds a NaN.
+#[inline]
+pub(crate) fn extremes<S: Float>(path: Path, xs: &[S]) -> (f64, f64) {
+    match path {
+        Path::Portable => portable::extremes_body::<S, 8, 16>(xs),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
+        // FMA on this CPU, which is all `x86_64::avx2::extremes` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::extremes(xs) },
+    }
+}
+
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
 pub(crate) fn shifted_rows<S: Float>(

@@ -21,7 +21,9 @@
 use super::prefetch;
 use crate::Float;
 use crate::float::Elements;
-use crate::kernels::arch::portable::{PREFETCH, array_chunks, fold_lanes, rows_body};
+use crate::kernels::arch::portable::{
+    PREFETCH, array_chunks, extremes_body, fold_lanes, power_sums_body, rows_body,
+};
 use core::arch::x86_64::{
     __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_cvtps_pd, _mm256_fmadd_pd, _mm256_loadu_pd,
     _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
@@ -171,4 +173,29 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Float>(
     q: &mut [f64],
 ) {
     rows_body::<S, true>(slab, stride, start, shift, s, q);
+}
+
+/// `power_sums_body` compiled for AVX2 and FMA, in two registers of four
+/// lanes per sum.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(in crate::kernels::arch) unsafe fn power_sums<S: Float, const FOURTH: bool>(
+    xs: &[S],
+    k: f64,
+) -> [f64; 4] {
+    power_sums_body::<S, true, FOURTH, 8>(xs, k)
+}
+
+/// `extremes_body` compiled for AVX2: four registers per extreme, of four
+/// `f64` or eight `f32`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+pub(in crate::kernels::arch) unsafe fn extremes<S: Float>(xs: &[S]) -> (f64, f64) {
+    extremes_body::<S, 16, 32>(xs)
 }
