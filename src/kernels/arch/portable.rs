@@ -334,6 +334,17 @@ fn extremes_lanes<T: Extreme, const N: usize>(xs: &[T]) -> (f64, f64) {
             *hi = lane_max(x, *hi);
         }
     }
+    finish_extremes(lo, hi, tail)
+}
+
+/// Takes the `tail` into lanes `lo` and `hi`, folds the lanes in a fixed
+/// order, and widens the result; both NaN when the minimum is.
+#[inline(always)]
+pub(super) fn finish_extremes<T: Extreme, const N: usize>(
+    mut lo: [T; N],
+    mut hi: [T; N],
+    tail: &[T],
+) -> (f64, f64) {
     for ((&x, lo), hi) in tail.iter().zip(&mut lo).zip(&mut hi) {
         *lo = lane_min(x, *lo);
         *hi = lane_max(x, *hi);
