@@ -31,11 +31,18 @@ mod kernels;
 /// The laws of `Merge` and `Accumulator` for the core types, 10 000
 /// quickcheck cases each.
 mod laws;
+/// `MinMax`: zeros, NaN, thread counts, parts.
+mod min_max;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
+mod shape;
+/// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
+/// cases each.
+mod shape_laws;
 /// Moving windows against exact fractions and naive recomputation.
 mod window;
 /// Moving windows fed for ever: no drift.
