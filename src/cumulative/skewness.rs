@@ -34,9 +34,10 @@ use crate::{Error, Float, VarianceParts};
 /// U(0, 1)³`, and `1e6 + k·2⁻²⁰` on a grid): ≤ 1e-12 relative error pushed
 /// one by one or merged, and ≤ 3e-11 through the slice kernels
 /// (`tests/momenta/shape.rs` checks both against exact rational values).
-/// The excess kurtosis's error is relative to m4/m2² = g2 + 3: subtracting
-/// the exact 3 adds no error, but when g2 is near 0 a relative error of g2
-/// itself says nothing about the computation. (scipy and pandas are off by
+/// A skewness below 1 in magnitude is held to that bound absolutely, and
+/// the excess kurtosis's error is relative to m4/m2² = g2 + 3: a
+/// statistic near 0 (symmetric data, a kurtosis near the normal one) has
+/// no relative precision to keep. (scipy and pandas are off by
 /// about 1e-9 on the same data.)
 ///
 /// **Serialized form** (feature `serde`, stable):

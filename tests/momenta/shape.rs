@@ -11,6 +11,13 @@ fn rel(a: f64, b: f64) -> f64 {
     ((a - b) / b).abs()
 }
 
+/// The error of a skewness `got` against `want`, relative when `|want| ≥ 1`
+/// and absolute below: the skewness is a pure number, and one near 0 (a
+/// symmetric or bimodal set) has no relative precision to keep.
+fn skewness_error(got: f64, want: f64) -> f64 {
+    (got - want).abs() / want.abs().max(1.0)
+}
+
 /// The error of an excess kurtosis `got` against `want`, relative to the
 /// kurtosis proper m4/m2² = `want` + 3: subtracting the exact 3 adds no
 /// error, but divides by a small number when g2 is near 0.
@@ -146,13 +153,22 @@ fn split(a: i128, r: i128, d: i128) -> f64 {
 }
 
 fn grid(n: usize, seed: u64) -> Grid {
+    grid_of(skewed_ks(n, seed))
+}
+
+/// `n` integers `⌊u³/2⁴⁰⌋`, `u` uniform in `[0, 2²⁰)`.
+fn skewed_ks(n: usize, seed: u64) -> Vec<i64> {
     let mut rng = SplitMix(seed);
-    let ks: Vec<i64> = (0..n)
+    (0..n)
         .map(|_| {
             let u = (rng.next_u64() >> 44) as i64; // [0, 2^20)
             (u * u >> 20) * u >> 20
         })
-        .collect();
+        .collect()
+}
+
+fn grid_of(ks: Vec<i64>) -> Grid {
+    let n = ks.len();
     let xs = ks
         .iter()
         .map(|&k| 1e6 + k as f64 / (1 << 20) as f64)
@@ -163,10 +179,9 @@ fn grid(n: usize, seed: u64) -> Grid {
     let mut s = [0_i128; 5];
     for &k in &ks {
         let e = i128::from(k) - c;
-        let mut p = 1;
-        for si in &mut s {
+        let e2 = e * e;
+        for (si, p) in s.iter_mut().zip([1, e, e2, e2 * e, e2 * e2]) {
             *si += p;
-            p *= e;
         }
     }
     let [nn, s1, s2, s3, s4] = s;
@@ -210,6 +225,80 @@ fn exact_integer_power_sums_on_a_grid_around_1e6() {
         "grid around 1e6: worst relative error push/merge {:e}, slices {:e}",
         worst[0], worst[1]
     );
+}
+
+/// The hostile orders of `tests/momenta/outliers.rs`: an outlier first,
+/// one at the start of every kernel block, a level change. Every route
+/// keeps the accuracy policy against the exact values.
+#[test]
+fn untypical_first_values_cost_no_accuracy() {
+    let base = skewed_ks(3 * 4096 + 17, 8);
+    let mut first = base.clone();
+    first[0] = 1 << 26;
+    let mut every_block = base.clone();
+    for i in (0..every_block.len()).step_by(4096) {
+        every_block[i] = -(1 << 24);
+    }
+    let mut level = base;
+    let half = level.len() / 2;
+    level[half..].iter_mut().for_each(|k| *k += 1 << 22);
+    for (name, ks) in [("outlier first", first), ("outlier every block", every_block), ("level change", level)] {
+        let g = grid_of(ks);
+        let n = g.xs.len() as f64;
+        let [m2, m3, m4] = g.m.map(|m| m / n);
+        let (g1, g2) = (m3 / (m2 * m2.sqrt()), m4 / (m2 * m2) - 3.0);
+        for (how, k) in routes(&g.xs) {
+            let bound = if how == "slice" || how == "par" { 3e-11 } else { 1e-12 };
+            let e1 = skewness_error(k.skewness().unwrap(), g1);
+            let e2 = kurtosis_error(k.kurtosis().unwrap(), g2);
+            assert!(e1 <= bound && e2 <= bound, "{name}, {how}: {e1:e} {e2:e} (g1 {g1}, g2 {g2})");
+        }
+    }
+}
+
+/// The input-policy rows: NaN, ±∞, values near `f64::MAX`, subnormals.
+#[test]
+fn hostile_values_propagate_without_panic() {
+    const MAX: f64 = f64::MAX;
+    let all = |xs: &[f64]| routes(xs).map(|(_, k)| k);
+    for k in all(&[1.0, f64::NAN, 2.0, 5.0]) {
+        assert!(k.mean().unwrap().is_nan() && k.skewness().unwrap().is_nan());
+        assert!(k.sample_kurtosis().unwrap().is_nan());
+    }
+    for k in all(&[1.0, f64::INFINITY, 2.0, 5.0]) {
+        assert_eq!(k.mean(), Some(f64::INFINITY));
+        assert!(k.population_variance().unwrap().is_nan() && k.kurtosis().unwrap().is_nan());
+    }
+    // A representable mean stays finite; the variance is +∞; the shape
+    // statistics, whose moments are not representable, are NaN.
+    for k in all(&[MAX, -MAX, MAX, -MAX]) {
+        assert_eq!(k.mean(), Some(0.0));
+        assert_eq!(k.population_variance(), Some(f64::INFINITY));
+        assert!(k.skewness().unwrap().is_nan() && k.kurtosis().unwrap().is_nan());
+    }
+    for k in all(&[MAX, MAX, MAX]) {
+        assert_eq!((k.mean(), k.skewness()), (Some(MAX), None));
+    }
+    // Deviations whose fourth power overflows: M4 is +∞ and the kurtosis
+    // not finite (the skewness, whose cubes fit, is still right).
+    for k in all(&[0.0, 1e100, 3e100, -2e100]) {
+        assert!(!k.kurtosis().unwrap().is_finite());
+        assert!(k.skewness().unwrap().is_finite());
+    }
+    // Subnormals square to 0: no spread, no shape.
+    let tiny = 5e-324;
+    for k in all(&[0.0, tiny, 0.0, tiny, tiny]) {
+        assert_eq!((k.population_variance(), k.skewness()), (Some(0.0), None));
+    }
+    let mut k = Kurtosis::<f64>::from_slice(&[1.0, 2.0, 4.0]);
+    for _ in 0..70 {
+        let copy = k.clone();
+        k.merge(&copy);
+    }
+    assert_eq!(k.count(), u64::MAX);
+    let want = Kurtosis::<f64>::from_slice(&[1.0, 2.0, 4.0]);
+    assert!(rel(k.skewness().unwrap(), want.skewness().unwrap()) < 1e-12);
+    assert!(rel(k.kurtosis().unwrap(), want.kurtosis().unwrap()) < 1e-12);
 }
 
 #[test]
