@@ -13,7 +13,7 @@ use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, measurement::WallTime,
 };
-use momenta::{Mean, Variance};
+use momenta::{Kurtosis, Mean, MinMax, Skewness, Variance};
 
 fn slice_benches<T>(group: &mut BenchmarkGroup<'_, WallTime>, xs: &[T], parallel: bool)
 where
@@ -28,6 +28,15 @@ where
     group.bench_function("mean", |b| {
         b.iter(|| Mean::<f64>::from_slice(black_box(xs)))
     });
+    group.bench_function("skewness", |b| {
+        b.iter(|| Skewness::<f64>::from_slice(black_box(xs)))
+    });
+    group.bench_function("kurtosis", |b| {
+        b.iter(|| Kurtosis::<f64>::from_slice(black_box(xs)))
+    });
+    group.bench_function("min_max", |b| {
+        b.iter(|| MinMax::<T>::from_slice(black_box(xs)))
+    });
     if parallel {
         group.bench_function("par_sum", |b| b.iter(|| par_sum8(black_box(xs))));
         group.bench_function("par_variance", |b| {
@@ -35,6 +44,12 @@ where
         });
         group.bench_function("par_mean", |b| {
             b.iter(|| Mean::<f64>::par_from_slice(black_box(xs)))
+        });
+        group.bench_function("par_kurtosis", |b| {
+            b.iter(|| Kurtosis::<f64>::par_from_slice(black_box(xs)))
+        });
+        group.bench_function("par_min_max", |b| {
+            b.iter(|| MinMax::<T>::par_from_slice(black_box(xs)))
         });
     }
 }

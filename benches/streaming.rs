@@ -15,7 +15,8 @@ mod common;
 use common::{config, data, welford};
 use criterion::{Criterion, Throughput, black_box};
 use momenta::{
-    Accumulator, Ema, EwVariance, Mean, Momentum, MovingAverage, MovingVariance, Variance,
+    Accumulator, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
+    Skewness, Variance,
 };
 
 /// Pushes every value of `xs` into `acc`, one call per value.
@@ -35,6 +36,9 @@ fn streaming(c: &mut Criterion) {
     group.bench_function("naive welford", |b| b.iter(|| welford(black_box(&xs))));
     group.bench_function("Mean", |b| b.iter(|| push_all(Mean::new(), &xs)));
     group.bench_function("Variance", |b| b.iter(|| push_all(Variance::new(), &xs)));
+    group.bench_function("Skewness", |b| b.iter(|| push_all(Skewness::new(), &xs)));
+    group.bench_function("Kurtosis", |b| b.iter(|| push_all(Kurtosis::new(), &xs)));
+    group.bench_function("MinMax", |b| b.iter(|| push_all(MinMax::new(), &xs)));
     group.bench_function("Ema", |b| {
         b.iter(|| push_all(Ema::new(momentum).unwrap(), &xs))
     });

@@ -162,7 +162,7 @@ fn skewed_ks(n: usize, seed: u64) -> Vec<i64> {
     (0..n)
         .map(|_| {
             let u = (rng.next_u64() >> 44) as i64; // [0, 2^20)
-            (u * u >> 20) * u >> 20
+            (((u * u) >> 20) * u) >> 20
         })
         .collect()
 }
@@ -242,16 +242,27 @@ fn untypical_first_values_cost_no_accuracy() {
     let mut level = base;
     let half = level.len() / 2;
     level[half..].iter_mut().for_each(|k| *k += 1 << 22);
-    for (name, ks) in [("outlier first", first), ("outlier every block", every_block), ("level change", level)] {
+    for (name, ks) in [
+        ("outlier first", first),
+        ("outlier every block", every_block),
+        ("level change", level),
+    ] {
         let g = grid_of(ks);
         let n = g.xs.len() as f64;
         let [m2, m3, m4] = g.m.map(|m| m / n);
         let (g1, g2) = (m3 / (m2 * m2.sqrt()), m4 / (m2 * m2) - 3.0);
         for (how, k) in routes(&g.xs) {
-            let bound = if how == "slice" || how == "par" { 3e-11 } else { 1e-12 };
+            let bound = if how == "slice" || how == "par" {
+                3e-11
+            } else {
+                1e-12
+            };
             let e1 = skewness_error(k.skewness().unwrap(), g1);
             let e2 = kurtosis_error(k.kurtosis().unwrap(), g2);
-            assert!(e1 <= bound && e2 <= bound, "{name}, {how}: {e1:e} {e2:e} (g1 {g1}, g2 {g2})");
+            assert!(
+                e1 <= bound && e2 <= bound,
+                "{name}, {how}: {e1:e} {e2:e} (g1 {g1}, g2 {g2})"
+            );
         }
     }
 }

@@ -206,24 +206,24 @@ pub(super) const POWER_LANES: usize = 4;
 
 /// One value's contribution to the power sums of lane `i`.
 #[inline(always)]
-fn power_step<const FMA: bool, const FOURTH: bool, const N: usize>(
+pub(super) fn power_step<const FMA: bool, const FOURTH: bool, const N: usize>(
     d: f64,
-    i: usize,
+    lane: usize,
     acc: &mut [[f64; N]; 4],
 ) {
-    let [s, q, c, f] = acc;
+    let [first, second, third, fourth] = acc;
     let d2 = d * d;
-    s[i] += d;
-    q[i] += d2;
+    first[lane] += d;
+    second[lane] += d2;
     if FMA {
-        c[i] = num_traits::Float::mul_add(d2, d, c[i]);
+        third[lane] = num_traits::Float::mul_add(d2, d, third[lane]);
         if FOURTH {
-            f[i] = num_traits::Float::mul_add(d2, d2, f[i]);
+            fourth[lane] = num_traits::Float::mul_add(d2, d2, fourth[lane]);
         }
     } else {
-        c[i] += d2 * d;
+        third[lane] += d2 * d;
         if FOURTH {
-            f[i] += d2 * d2;
+            fourth[lane] += d2 * d2;
         }
     }
 }
@@ -302,7 +302,7 @@ impl Extreme for f32 {
 /// second operand on a tie or a NaN. Their bitwise OR is IEEE 754-2019
 /// `minimum`: equal numbers have equal bits, the OR of −0.0 and +0.0 is
 /// −0.0, and a NaN (all exponent bits set, a mantissa bit set) stays a NaN
-/// whatever it is ORed with. Three instructions, no branch.
+/// whatever it is combined with by OR. Three instructions, no branch.
 #[inline(always)]
 fn lane_min<T: Extreme>(a: T, b: T) -> T {
     let x = if a < b { a } else { b };

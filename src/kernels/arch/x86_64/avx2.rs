@@ -22,7 +22,7 @@ use super::prefetch;
 use crate::Float;
 use crate::float::Elements;
 use crate::kernels::arch::portable::{
-    PREFETCH, array_chunks, finish_extremes, fold_lanes, rows_body,
+    PREFETCH, array_chunks, finish_extremes, fold_lanes, power_step, rows_body,
 };
 use core::arch::x86_64::{
     __m256, __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_and_pd, _mm256_and_ps, _mm256_cvtps_pd,
@@ -243,15 +243,7 @@ pub(in crate::kernels::arch) unsafe fn power_sums<S: Float, const FOURTH: bool>(
     };
     let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
     for (i, x) in tail.iter().enumerate() {
-        let d = x.as_f64() - k;
-        let d2 = d * d;
-        let [s, q, c, f] = &mut acc;
-        s[i % 8] += d;
-        q[i % 8] += d2;
-        c[i % 8] = num_traits::Float::mul_add(d2, d, c[i % 8]);
-        if FOURTH {
-            f[i % 8] = num_traits::Float::mul_add(d2, d2, f[i % 8]);
-        }
+        power_step::<true, FOURTH, 8>(x.as_f64() - k, i % 8, &mut acc);
     }
     acc.map(fold_lanes)
 }
