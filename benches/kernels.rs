@@ -13,7 +13,7 @@ use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, measurement::WallTime,
 };
-use momenta::{Covariance, Mean, Variance, WeightedVariance};
+use momenta::{Covariance, Kurtosis, Mean, MinMax, Skewness, Variance, WeightedVariance};
 
 fn slice_benches<T>(group: &mut BenchmarkGroup<'_, WallTime>, xs: &[T], parallel: bool)
 where
@@ -37,6 +37,15 @@ where
     group.bench_function("weighted_variance (halves)", |b| {
         b.iter(|| WeightedVariance::<f64>::from_slices(black_box(x), black_box(&w)))
     });
+    group.bench_function("skewness", |b| {
+        b.iter(|| Skewness::<f64>::from_slice(black_box(xs)))
+    });
+    group.bench_function("kurtosis", |b| {
+        b.iter(|| Kurtosis::<f64>::from_slice(black_box(xs)))
+    });
+    group.bench_function("min_max", |b| {
+        b.iter(|| MinMax::<T>::from_slice(black_box(xs)))
+    });
     if parallel {
         group.bench_function("par_covariance (halves)", |b| {
             b.iter(|| Covariance::<f64>::par_from_slices(black_box(x), black_box(y)))
@@ -47,6 +56,12 @@ where
         });
         group.bench_function("par_mean", |b| {
             b.iter(|| Mean::<f64>::par_from_slice(black_box(xs)))
+        });
+        group.bench_function("par_kurtosis", |b| {
+            b.iter(|| Kurtosis::<f64>::par_from_slice(black_box(xs)))
+        });
+        group.bench_function("par_min_max", |b| {
+            b.iter(|| MinMax::<T>::par_from_slice(black_box(xs)))
         });
     }
 }

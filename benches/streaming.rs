@@ -15,7 +15,8 @@ mod common;
 use common::{config, data, welford};
 use criterion::{Criterion, Throughput, black_box};
 use momenta::{
-    Accumulator, Ema, EwVariance, Mean, Momentum, MovingAverage, MovingVariance, Variance,
+    Accumulator, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
+    Skewness, Variance,
 };
 
 /// Pushes every value of `xs` into `acc`, one call per value.
@@ -53,6 +54,9 @@ fn streaming(c: &mut Criterion) {
             v
         })
     });
+    group.bench_function("Skewness", |b| b.iter(|| push_all(Skewness::new(), &xs)));
+    group.bench_function("Kurtosis", |b| b.iter(|| push_all(Kurtosis::new(), &xs)));
+    group.bench_function("MinMax", |b| b.iter(|| push_all(MinMax::new(), &xs)));
     group.bench_function("Ema", |b| {
         b.iter(|| push_all(Ema::new(momentum).unwrap(), &xs))
     });

@@ -140,10 +140,6 @@ pub(crate) fn f16_bits_to_f32(h: u16) -> f32 {
     f32::from_bits(magnitude.to_bits() | sign)
 }
 
-#[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    allow(unused_imports, reason = "only the AVX2 kernels need the typed view")
-)]
 pub(crate) use sealed::Elements;
 
 /// The floating-point types the accumulators work in: `f32` and `f64`.
@@ -255,6 +251,39 @@ pub(crate) fn exactly<F: Float>(name: &str, x: f64) -> Result<F, crate::Error> {
     }
 }
 
+/// The smaller of `a` and `b` as IEEE 754-2019 `minimum` defines it: NaN
+/// if either is NaN, and −0.0 below +0.0. Unlike `f64::min` (which drops a
+/// NaN and may return either zero) it is commutative and associative to
+/// the bit, so a reduction gives one answer in any order.
+#[inline]
+pub(crate) fn minimum<F: Float>(a: F, b: F) -> F {
+    if a < b {
+        a
+    } else if b < a {
+        b
+    } else if a == b {
+        // Equal: the same number, or zeros of either sign.
+        if a.is_sign_negative() { a } else { b }
+    } else {
+        F::nan()
+    }
+}
+
+/// The larger of `a` and `b` as IEEE 754-2019 `maximum` defines it: NaN if
+/// either is NaN, and +0.0 above −0.0.
+#[inline]
+pub(crate) fn maximum<F: Float>(a: F, b: F) -> F {
+    if a > b {
+        a
+    } else if b > a {
+        b
+    } else if a == b {
+        if a.is_sign_positive() { a } else { b }
+    } else {
+        F::nan()
+    }
+}
+
 /// `max(x, 0)` that lets NaN through (`f64::max` would turn NaN into 0).
 #[inline]
 pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {
@@ -279,6 +308,18 @@ mod tests {
         assert_eq!(Float::as_f64(f32::MAX), f64::from(f32::MAX));
         assert_eq!(<f32 as Float>::from_f64(1.0 + f64::EPSILON), 1.0_f32);
         assert_eq!(<f64 as Float>::from_count(1 << 53), 9_007_199_254_740_992.0);
+    }
+
+    #[test]
+    fn minimum_and_maximum_order_zeros_and_keep_nan() {
+        assert_eq!(minimum(0.0, -0.0_f64).to_bits(), (-0.0_f64).to_bits());
+        assert_eq!(minimum(-0.0, 0.0_f64).to_bits(), (-0.0_f64).to_bits());
+        assert_eq!(maximum(0.0, -0.0_f64).to_bits(), 0.0_f64.to_bits());
+        assert_eq!(maximum(-0.0, 0.0_f32).to_bits(), 0.0_f32.to_bits());
+        assert!(minimum(f64::NAN, 1.0).is_nan() && minimum(1.0, f64::NAN).is_nan());
+        assert!(maximum(f32::NAN, 1.0).is_nan() && maximum(1.0, f32::NAN).is_nan());
+        assert_eq!((minimum(1.0, 2.0), maximum(1.0, 2.0)), (1.0, 2.0));
+        assert_eq!(minimum(f64::NEG_INFINITY, -f64::MAX), f64::NEG_INFINITY);
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! | a smoothed signal with a ±σ band | [`EwVariance`] |
 //! | average of the last *n* samples (a moving-average filter) | [`MovingAverage`] |
 //! | mean and variance of the last *n* samples | [`MovingVariance`] |
+//! | skewness of a stream or a slice (scipy's `skew`, pandas' `.skew()`) | [`Skewness`] |
+//! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
+//! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | BatchNorm batch and running statistics, synchronized BN | [`batchnorm`] |
 //! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`batchnorm::BatchStats::compute`] with [`batchnorm::Layout::nc`] |
 //!
@@ -126,7 +129,11 @@
 //! | NaN | the statistic becomes NaN (a window: while the NaN is in it) |
 //! | +∞ or −∞ | the mean becomes that infinity, the variance NaN; +∞ and −∞ together make the mean NaN |
 //! | values near `f64::MAX` | a representable mean stays finite (`[MAX, -MAX]` → 0); a variance too large to represent is +∞, never NaN |
-//! | subnormals | ordinary numbers |
+//! | subnormals | ordinary numbers (their squares underflow: [`Skewness`] and [`Kurtosis`] of subnormal spreads are `None`, as for a variance of 0) |
+//! | NaN into [`MinMax`] | `min()` and `max()` are NaN from then on (unlike `f64::min`, which drops it) |
+//! | −0.0 and +0.0 into [`MinMax`] | −0.0 is the smaller: `min()` is −0.0, `max()` +0.0, in any order, on every route |
+//! | skewness or kurtosis of values whose deviations' cube or fourth power overflows (beyond about 1e102 or 1e77; `[MAX, -MAX]`) | not finite (NaN or +∞); the mean and variance follow the rows above |
+//! | an untypical first value (an outlier first, one per kernel block, a level change) | no accuracy lost: every statistic stays within the accuracy policy |
 //! | an empty slice | nothing changes; statistics of nothing are `None` |
 //! | a count reaching `u64::MAX` (by merges or restored state) | it saturates; the statistics stay those of the data |
 //! | window 0 | `Err` ([`ErrorKind::InvalidWindow`]) |
@@ -206,8 +213,9 @@ mod test_support;
 
 pub use accumulator::{Accumulator, Merge};
 pub use cumulative::{
-    Covariance, CovarianceParts, Mean, MeanParts, Variance, VarianceParts, WeightedMean,
-    WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+    Covariance, CovarianceParts, Kurtosis, KurtosisParts, Mean, MeanParts, MinMax, MinMaxParts,
+    Skewness, SkewnessParts, Variance, VarianceParts, WeightedMean, WeightedMeanParts,
+    WeightedVariance, WeightedVarianceParts,
 };
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};

@@ -114,6 +114,9 @@ macro_rules! impl_parallel {
 
 impl_parallel!(Mean);
 impl_parallel!(Variance);
+impl_parallel!(Skewness);
+impl_parallel!(Kurtosis);
+impl_parallel!(MinMax);
 
 #[cfg(test)]
 mod tests {

@@ -9,8 +9,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use momenta::{
-    Covariance, Ema, EwVariance, Float, Mean, Merge, Momentum, MovingAverage, MovingVariance,
-    Variance, WeightedMean, WeightedVariance,
+    Covariance, Ema, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum, MovingAverage,
+    MovingVariance, Skewness, Variance, WeightedMean, WeightedVariance,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -138,6 +138,58 @@ fn weighted<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
         let _ = v.push(F::from_f64(x), F::from_f64(x.abs()));
         check(&v);
     }
+}
+
+fn kurtosis<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    let Ok(mut k) = serde_json::from_slice::<Kurtosis<F>>(data) else {
+        return;
+    };
+    reserialize(&k);
+    let check = |k: &Kurtosis<F>| {
+        let n = k.count();
+        assert_eq!(k.mean().is_some(), n > 0);
+        assert!(k.sample_skewness().is_none() || n > 2);
+        assert!(k.sample_kurtosis().is_none() || n > 3);
+        non_negative(k.population_variance());
+    };
+    check(&k);
+    k.merge(&k.clone());
+    check(&k);
+    for x in PUSHES {
+        k.push(F::from_f64(x));
+        check(&k);
+    }
+    k.extend_from_slice(&PUSHES);
+    check(&k);
+    let Ok(mut s) = serde_json::from_slice::<Skewness<F>>(data) else {
+        return;
+    };
+    reserialize(&s);
+    s.merge(&s.clone());
+    s.extend_from_slice(&PUSHES);
+    assert!(s.sample_skewness().is_none() || s.count() > 2);
+}
+
+fn min_max<F: Float + Serialize + DeserializeOwned>(data: &[u8]) {
+    let Ok(mut m) = serde_json::from_slice::<MinMax<F>>(data) else {
+        return;
+    };
+    reserialize(&m);
+    let check = |m: &MinMax<F>| {
+        assert_eq!(m.min().is_some(), m.count() > 0);
+        if let (Some(lo), Some(hi)) = (m.min(), m.max()) {
+            assert_eq!(lo.is_nan(), hi.is_nan(), "one extreme NaN: {lo} {hi}");
+            assert!(lo.is_nan() || lo <= hi, "min {lo} above max {hi}");
+        }
+    };
+    check(&m);
+    m.merge(&m.clone());
+    for x in PUSHES {
+        m.push(F::from_f64(x));
+        check(&m);
+    }
+    m.extend_from_slice(&PUSHES);
+    check(&m);
 }
 
 fn ema(data: &[u8]) {
@@ -292,6 +344,10 @@ fuzz_target!(|data: &[u8]| {
     covariance::<f32>(data);
     weighted::<f64>(data);
     weighted::<f32>(data);
+    kurtosis::<f64>(data);
+    kurtosis::<f32>(data);
+    min_max::<f64>(data);
+    min_max::<f32>(data);
     ema(data);
     ew_variance(data);
     moving_average(data);

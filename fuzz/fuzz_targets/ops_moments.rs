@@ -13,7 +13,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use momenta::{Float, Mean, Merge, Variance};
+use momenta::{Float, Kurtosis, Mean, Merge, MinMax, Variance};
 use momenta_fuzz::{Same, Seen, round_trip};
 
 #[derive(Arbitrary, Debug)]
@@ -36,6 +36,8 @@ struct State {
     mean: Mean<f64>,
     var: Variance<f64>,
     var32: Variance<f32>,
+    kurt: Kurtosis<f64>,
+    extremes: MinMax<f64>,
     /// The values fed to `mean` and `var`.
     seen: Seen,
     /// The values fed to `var32`, as it received them.
@@ -49,10 +51,14 @@ impl State {
                 self.mean.push(*x);
                 self.var.push(*x);
                 self.var32.push(*x as f32);
+                self.kurt.push(*x);
+                self.extremes.push(*x);
                 self.seen.add(*x);
                 self.seen32.add(f64::from(*x as f32));
             }
             Op::Extend(xs) => {
+                self.kurt.extend_from_slice(xs);
+                self.extremes.extend_from_slice(xs);
                 self.mean.extend_from_slice(xs);
                 self.var.extend_from_slice(xs);
                 self.var32.extend_from_slice(xs);
@@ -62,6 +68,8 @@ impl State {
                 self.seen32.add_all(xs.iter().map(|&x| f64::from(x as f32)));
             }
             Op::ExtendF32(xs) => {
+                self.kurt.extend_from_slice(xs);
+                self.extremes.extend_from_slice(xs);
                 self.mean.extend_from_slice(xs);
                 self.var.extend_from_slice(xs);
                 self.var32.extend_from_slice(xs);
@@ -69,6 +77,8 @@ impl State {
                 self.seen32.add_all(xs.iter().map(|&x| f64::from(x)));
             }
             Op::Merge(xs) => {
+                self.kurt.merge(&Kurtosis::from_slice(xs));
+                self.extremes.merge(&MinMax::from_slice(xs));
                 self.mean.merge(&Mean::from_slice(xs));
                 self.var.merge(&Variance::from_slice(xs));
                 self.var32.merge(&Variance::<f32>::from_slice(xs));
@@ -76,6 +86,8 @@ impl State {
                 self.seen32.add_all(xs.iter().map(|&x| f64::from(x as f32)));
             }
             Op::MergeSelf => {
+                self.kurt.merge(&self.kurt.clone());
+                self.extremes.merge(&self.extremes.clone());
                 self.mean.merge(&self.mean.clone());
                 self.var.merge(&self.var.clone());
                 self.var32.merge(&self.var32.clone());
@@ -83,6 +95,8 @@ impl State {
                 self.seen32.absorb(&self.seen32.clone());
             }
             Op::Reset => {
+                self.kurt.reset();
+                self.extremes.reset();
                 self.mean.reset();
                 self.var.reset();
                 self.var32.reset();
@@ -95,6 +109,10 @@ impl State {
                 });
                 self.var = round_trip(&self.var, same_variance);
                 self.var32 = round_trip(&self.var32, same_variance);
+                self.kurt = round_trip(&self.kurt, |a, b| a.to_parts().same_parts(&b.to_parts()));
+                self.extremes = round_trip(&self.extremes, |a, b| {
+                    a.count() == b.count() && a.min().same(b.min()) && a.max().same(b.max())
+                });
             }
         }
     }
@@ -112,7 +130,33 @@ impl State {
             check_mean(m, n, &self.seen, f64::EPSILON);
         }
         check_variance(&self.var, &self.seen, TAME_F64, f64::EPSILON);
+        assert_eq!(n, self.kurt.count(), "Kurtosis count differs");
+        assert_eq!(n, self.extremes.count(), "MinMax count differs");
+        assert_eq!(self.kurt.sample_kurtosis().is_some(), n > 3 && self.kurt.kurtosis().is_some());
+        // The extremes are exactly those seen (NaN-free runs), and they
+        // bracket the mean.
+        if let (Some(lo), Some(hi)) = (self.extremes.min(), self.extremes.max()) {
+            if !lo.is_nan() {
+                assert_eq!((lo, hi), (self.seen.min, self.seen.max), "MinMax extremes");
+            }
+        }
         check_variance(&self.var32, &self.seen32, TAME_F32, f64::from(f32::EPSILON));
+    }
+}
+
+/// Parts compared field by field, NaN-aware.
+trait SameParts {
+    fn same_parts(&self, other: &Self) -> bool;
+}
+
+impl SameParts for momenta::KurtosisParts {
+    fn same_parts(&self, o: &Self) -> bool {
+        self.count == o.count
+            && self.shift.same(o.shift)
+            && self.offset.same(o.offset)
+            && self.m2.same(o.m2)
+            && self.m3.same(o.m3)
+            && self.m4.same(o.m4)
     }
 }
 
@@ -193,6 +237,8 @@ fuzz_target!(|ops: Vec<Op>| {
         mean: Mean::new(),
         var: Variance::new(),
         var32: Variance::new(),
+        kurt: Kurtosis::new(),
+        extremes: MinMax::new(),
         seen: Seen::new(TAME_F64),
         seen32: Seen::new(TAME_F32),
     };

@@ -23,15 +23,23 @@
 
 pub(crate) mod comoments;
 mod covariance;
+pub(crate) mod higher_moments;
+mod kurtosis;
 mod mean;
+mod min_max;
 pub(crate) mod moments;
+mod shape;
+mod skewness;
 mod variance;
 mod weighted_mean;
 pub(crate) mod weighted_moments;
 mod weighted_variance;
 
 pub use covariance::{Covariance, CovarianceParts};
+pub use kurtosis::{Kurtosis, KurtosisParts};
 pub use mean::{Mean, MeanParts};
+pub use min_max::{MinMax, MinMaxParts};
+pub use skewness::{Skewness, SkewnessParts};
 pub use variance::{Variance, VarianceParts};
 pub use weighted_mean::{WeightedMean, WeightedMeanParts};
 pub use weighted_variance::{WeightedVariance, WeightedVarianceParts};

@@ -24,6 +24,8 @@
 
 mod arch;
 mod channels;
+mod extremes;
+mod higher;
 mod schedule;
 
 use crate::Element;
@@ -36,6 +38,12 @@ use schedule::Schedule;
 pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;
+#[cfg(feature = "rayon")]
+pub(crate) use extremes::par_extremes;
+pub(crate) use extremes::{Extremes, extremes};
+pub(crate) use higher::higher_moments;
+#[cfg(feature = "rayon")]
+pub(crate) use higher::par_higher_moments;
 
 /// Blocks below which a parallel reduction stops forking and runs the rest
 /// of its subtree on one thread (512 KiB of `f64`).

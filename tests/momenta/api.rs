@@ -127,3 +127,36 @@ fn errors_box_into_dyn_error() {
     let v: Variance<f64> = [1.0, 2.0, 3.0].iter().collect();
     assert_eq!(v.count(), 3);
 }
+
+#[test]
+fn the_cumulative_family_has_the_whole_contract() {
+    use momenta::{Kurtosis, KurtosisParts, MinMax, MinMaxParts, Skewness, SkewnessParts};
+    shared::<Skewness<f32>>();
+    shared::<Kurtosis<f64>>();
+    shared::<MinMax<f32>>();
+    fn copy<T: Copy + Send + Sync + core::fmt::Debug + PartialEq>() {}
+    copy::<SkewnessParts>();
+    copy::<KurtosisParts>();
+    copy::<MinMaxParts>();
+    accumulator::<Skewness<f64>>();
+    accumulator::<Kurtosis<f64>>();
+    accumulator::<MinMax<f64>>();
+    collectable::<Skewness<f64>>();
+    collectable::<Kurtosis<f64>>();
+    collectable::<MinMax<f64>>();
+    fn accumulator32<T: Accumulator<f32>>() {}
+    accumulator32::<Skewness<f64>>();
+    accumulator32::<Kurtosis<f64>>();
+    accumulator32::<MinMax<f64>>();
+    accumulator32::<(MinMax<f32>, Kurtosis<f32>)>();
+    fn parallel<T: rayon::iter::FromParallelIterator<f64> + rayon::iter::ParallelExtend<f64>>() {}
+    parallel::<Skewness<f64>>();
+    parallel::<Kurtosis<f64>>();
+    parallel::<MinMax<f64>>();
+    let k = Kurtosis::<f32>::from_slice(&[1.0_f32, 2.0]);
+    let _: Result<Kurtosis<f32>, Error> = Kurtosis::from_parts(k.to_parts());
+    let s = Skewness::<f64>::from_slice(&[1.0]);
+    let _: Result<Skewness<f64>, Error> = Skewness::from_parts(s.to_parts());
+    let m = MinMax::<f64>::from_slice(&[1.0]);
+    let _: Result<MinMax<f64>, Error> = MinMax::from_parts(m.to_parts());
+}

@@ -10,7 +10,7 @@ const CASES: u64 = 10_000;
 
 /// Finite data with an offset that may dwarf its spread.
 #[derive(Clone, Debug)]
-struct Data(Vec<f64>);
+pub(crate) struct Data(pub(crate) Vec<f64>);
 
 impl Arbitrary for Data {
     fn arbitrary(g: &mut Gen) -> Self {
@@ -53,7 +53,7 @@ fn spread(xs: &[f64]) -> f64 {
     if xs.is_empty() { 0.0 } else { hi - lo }
 }
 
-fn pushed<A: Accumulator<f64> + Default>(xs: &[f64]) -> A {
+pub(crate) fn pushed<A: Accumulator<f64> + Default>(xs: &[f64]) -> A {
     let mut a = A::default();
     for &x in xs {
         a.push(x);
@@ -73,7 +73,7 @@ fn same_mean(a: &Mean<f64>, b: &Mean<f64>, xs: &[f64]) -> bool {
     a.count() == b.count() && close(a.mean(), b.mean(), magnitude(xs))
 }
 
-fn check<T: quickcheck::Testable>(law: T) {
+pub(crate) fn check<T: quickcheck::Testable>(law: T) {
     QuickCheck::new()
         .tests(CASES)
         .max_tests(CASES * 10)

@@ -36,6 +36,8 @@ mod kernels;
 /// The laws of `Merge` and `Accumulator` for the core types, 10 000
 /// quickcheck cases each.
 mod laws;
+/// `MinMax`: zeros, NaN, thread counts, parts.
+mod min_max;
 /// The MPI transport in one process (feature `mpi`).
 mod mpi;
 /// `ndarray` views along any axis (feature `ndarray`).
@@ -45,6 +47,11 @@ mod ndarray;
 mod outliers;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
+mod shape;
+/// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
+/// cases each.
+mod shape_laws;
 /// `WeightedMean` and `WeightedVariance` against exact and numpy values,
 /// their laws, hostile weights and checkpoints.
 mod weighted;

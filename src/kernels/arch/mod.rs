@@ -24,7 +24,7 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-use crate::Element;
+use crate::{Element, Float};
 
 /// Which compiled version of the kernels to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,8 +103,8 @@ pub(crate) fn shifted_pair_sums<S: Element>(
     match path {
         Path::Portable => portable::pair_sums_body::<S, false>(xs, ys, kx, ky),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
-        // FMA on this CPU, which is all `x86_64::avx2::pair_sums` requires.
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::pair_sums` requires.
         Path::Avx2Fma => unsafe { x86_64::avx2::pair_sums(xs, ys, kx, ky) },
     }
 }
@@ -121,10 +121,39 @@ pub(crate) fn shifted_weighted_sums<S: Element>(
     match path {
         Path::Portable => portable::weighted_sums_body::<S, false>(xs, ws, k),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
-        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2 and
-        // FMA on this CPU, which is all `x86_64::avx2::weighted_sums`
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::weighted_sums`
         // requires.
         Path::Avx2Fma => unsafe { x86_64::avx2::weighted_sums(xs, ws, k) },
+    }
+}
+
+/// `[Σd, Σd², Σd³, Σd⁴]` over `xs`, with `d = x − k`; without `FOURTH` the
+/// last is 0.
+#[inline]
+pub(crate) fn power_sums<S: Element, const FOURTH: bool>(path: Path, xs: &[S], k: f64) -> [f64; 4] {
+    match path {
+        Path::Portable => {
+            portable::power_sums_body::<S, false, FOURTH, { portable::POWER_LANES }>(xs, k)
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::power_sums` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::power_sums::<S, FOURTH>(xs, k) },
+    }
+}
+
+/// `(min, max)` of `xs` as IEEE 754-2019 `minimum` and `maximum` define
+/// them (−0.0 below +0.0), widened to `f64`: `(+∞, −∞)` when `xs` is
+/// empty, `(NaN, NaN)` when it holds a NaN.
+#[inline]
+pub(crate) fn extremes<S: Float>(path: Path, xs: &[S]) -> (f64, f64) {
+    match path {
+        Path::Portable => portable::extremes_body::<S, 8, 16>(xs),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::extremes` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::extremes(xs) },
     }
 }
 

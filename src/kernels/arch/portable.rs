@@ -13,7 +13,8 @@
 )]
 
 use super::prefetch;
-use crate::Element;
+use crate::float::Elements;
+use crate::{Element, Float};
 use core::ops::Range;
 
 /// Accumulators per sum on the portable path: four SSE2 registers of two
@@ -285,4 +286,182 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
     }
     step(xt, wt);
     acc.map(fold_lanes)
+}
+/// Lanes of the power-sum loop on the portable path: two SSE2 registers
+/// per sum, so the four sums and their temporaries fit in sixteen
+/// registers.
+pub(super) const POWER_LANES: usize = 4;
+
+/// One value's contribution to the power sums of lane `i`.
+#[inline(always)]
+pub(super) fn power_step<const FMA: bool, const FOURTH: bool, const N: usize>(
+    d: f64,
+    lane: usize,
+    acc: &mut [[f64; N]; 4],
+) {
+    let [first, second, third, fourth] = acc;
+    let d2 = d * d;
+    first[lane] += d;
+    second[lane] += d2;
+    if FMA {
+        third[lane] = num_traits::Float::mul_add(d2, d, third[lane]);
+        if FOURTH {
+            fourth[lane] = num_traits::Float::mul_add(d2, d2, fourth[lane]);
+        }
+    } else {
+        third[lane] += d2 * d;
+        if FOURTH {
+            fourth[lane] += d2 * d2;
+        }
+    }
+}
+
+/// `[Σd, Σd², Σd³, Σd⁴]` with `d = x − k`, in `N` independent `f64`
+/// lanes; without `FOURTH` the last sum is 0 and not computed.
+#[inline(always)]
+pub(super) fn power_sums_body<S: Element, const FMA: bool, const FOURTH: bool, const N: usize>(
+    xs: &[S],
+    k: f64,
+) -> [f64; 4] {
+    let mut acc = [[0.0_f64; N]; 4];
+    let (chunks, tail) = array_chunks::<S, N>(xs);
+    for chunk in chunks {
+        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        for (i, x) in chunk.iter().enumerate() {
+            power_step::<FMA, FOURTH, N>(x.widen() - k, i, &mut acc);
+        }
+    }
+    for (i, x) in tail.iter().enumerate() {
+        power_step::<FMA, FOURTH, N>(x.widen() - k, i, &mut acc);
+    }
+    acc.map(fold_lanes)
+}
+
+/// A float type whose bits the extremes loop combines.
+pub(super) trait Extreme: Copy + PartialOrd {
+    /// +∞, where a running minimum starts.
+    const INFINITY: Self;
+    /// −∞, where a running maximum starts.
+    const NEG_INFINITY: Self;
+    /// The bitwise OR of the two values.
+    fn or(self, other: Self) -> Self;
+    /// The bitwise AND of the two values.
+    fn and(self, other: Self) -> Self;
+    /// The value as an `f64` (exact).
+    fn wide(self) -> f64;
+}
+
+impl Extreme for f64 {
+    const INFINITY: Self = f64::INFINITY;
+    const NEG_INFINITY: Self = f64::NEG_INFINITY;
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        f64::from_bits(self.to_bits() | other.to_bits())
+    }
+    #[inline(always)]
+    fn and(self, other: Self) -> Self {
+        f64::from_bits(self.to_bits() & other.to_bits())
+    }
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        self
+    }
+}
+
+impl Extreme for f32 {
+    const INFINITY: Self = f32::INFINITY;
+    const NEG_INFINITY: Self = f32::NEG_INFINITY;
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        f32::from_bits(self.to_bits() | other.to_bits())
+    }
+    #[inline(always)]
+    fn and(self, other: Self) -> Self {
+        f32::from_bits(self.to_bits() & other.to_bits())
+    }
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// The lane minimum: `a < b ? a : b` and `b < a ? b : a` are the two
+/// operand orders of the SSE/AVX `min` instruction, which returns its
+/// second operand on a tie or a NaN. Their bitwise OR is IEEE 754-2019
+/// `minimum`: equal numbers have equal bits, the OR of −0.0 and +0.0 is
+/// −0.0, and a NaN (all exponent bits set, a mantissa bit set) stays a NaN
+/// whatever it is combined with by OR. Three instructions, no branch.
+#[inline(always)]
+fn lane_min<T: Extreme>(a: T, b: T) -> T {
+    let x = if a < b { a } else { b };
+    let y = if b < a { b } else { a };
+    x.or(y)
+}
+
+/// The lane maximum, the same way with AND, so that +0.0 wins over −0.0.
+/// AND does not keep a NaN: the minimum's lanes carry it.
+#[inline(always)]
+fn lane_max<T: Extreme>(a: T, b: T) -> T {
+    let x = if a > b { a } else { b };
+    let y = if b > a { b } else { a };
+    x.and(y)
+}
+
+/// `(min, max)` of `xs` in `N` lanes of its own type (exact: no rounding
+/// happens), widened to `f64`; `(+∞, −∞)` when empty, `(NaN, NaN)` when
+/// any value is NaN.
+#[inline(always)]
+fn extremes_lanes<T: Extreme, const N: usize>(xs: &[T]) -> (f64, f64) {
+    let mut lo = [T::INFINITY; N];
+    let mut hi = [T::NEG_INFINITY; N];
+    let (chunks, tail) = array_chunks::<T, N>(xs);
+    for chunk in chunks {
+        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        for ((&x, lo), hi) in chunk.iter().zip(&mut lo).zip(&mut hi) {
+            *lo = lane_min(x, *lo);
+            *hi = lane_max(x, *hi);
+        }
+    }
+    finish_extremes(lo, hi, tail)
+}
+
+/// Takes the `tail` into lanes `lo` and `hi`, folds the lanes in a fixed
+/// order, and widens the result; both NaN when the minimum is.
+#[inline(always)]
+pub(super) fn finish_extremes<T: Extreme, const N: usize>(
+    mut lo: [T; N],
+    mut hi: [T; N],
+    tail: &[T],
+) -> (f64, f64) {
+    for ((&x, lo), hi) in tail.iter().zip(&mut lo).zip(&mut hi) {
+        *lo = lane_min(x, *lo);
+        *hi = lane_max(x, *hi);
+    }
+    let mut width = N / 2;
+    while width > 0 {
+        for i in 0..width {
+            lo[i] = lane_min(lo[i], lo[i + width]);
+            hi[i] = lane_max(hi[i], hi[i + width]);
+        }
+        width /= 2;
+    }
+    let (lo, hi) = (lo[0].wide(), hi[0].wide());
+    if lo.is_nan() {
+        (f64::NAN, f64::NAN)
+    } else {
+        (lo, hi)
+    }
+}
+
+/// [`extremes_lanes`] on the slice's own type: `N64` lanes for `f64`,
+/// `N32` for `f32`.
+#[inline(always)]
+pub(super) fn extremes_body<S: Float, const N64: usize, const N32: usize>(xs: &[S]) -> (f64, f64) {
+    match S::elements(xs) {
+        Elements::F64(xs) => extremes_lanes::<f64, N64>(xs),
+        Elements::F32(xs) => extremes_lanes::<f32, N32>(xs),
+        // `Float` is only `f32` and `f64`; half precision never gets here.
+        #[cfg(feature = "half")]
+        Elements::F16(_) | Elements::Bf16(_) => (f64::NAN, f64::NAN),
+    }
 }

@@ -20,18 +20,20 @@
 )]
 
 use super::prefetch;
-use crate::Element;
 use crate::float::Elements;
 use crate::kernels::arch::portable::{
-    PREFETCH, array_chunks, fold_lanes, rows_body, weighted_sums_body,
+    PREFETCH, array_chunks, finish_extremes, fold_lanes, power_step, rows_body, weighted_sums_body,
 };
+use crate::{Element, Float};
 #[cfg(feature = "half")]
 use core::arch::x86_64::{
     __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_slli_epi32,
 };
 use core::arch::x86_64::{
-    __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_cvtps_pd, _mm256_fmadd_pd, _mm256_loadu_pd,
-    _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
+    __m256, __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_and_pd, _mm256_and_ps, _mm256_cvtps_pd,
+    _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_max_pd, _mm256_max_ps, _mm256_min_pd,
+    _mm256_min_ps, _mm256_mul_pd, _mm256_or_pd, _mm256_or_ps, _mm256_set1_pd, _mm256_set1_ps,
+    _mm256_setzero_pd, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_sub_pd,
 };
 
 /// Independent accumulators per sum: four registers of four `f64`, so
@@ -249,7 +251,7 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
     chunks: impl Iterator<Item = (&'a C, &'a C)>,
     kx: f64,
@@ -292,7 +294,7 @@ unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
     xs: &[S],
     ys: &[S],
@@ -341,11 +343,182 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
     xs: &[S],
     ws: &[S],
     k: f64,
 ) -> [f64; 5] {
     weighted_sums_body::<S, true>(xs, ws, k)
+}
+
+/// Per-lane `[Σd, Σd², Σd³, Σd⁴]` over whole chunks, in two registers
+/// per sum (four sums of two registers and the temporaries fit in the
+/// sixteen `ymm` registers); the quads of a chunk alternate between them.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn power_chunks<'a, C: Chunk + 'a, const FOURTH: bool>(
+    chunks: impl Iterator<Item = &'a C>,
+    k: f64,
+) -> [[f64; 8]; 4] {
+    #[allow(unused_unsafe)]
+    // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
+    // need; they only compute on registers, and `quad` and the stores
+    // access memory in bounds.
+    unsafe {
+        let kv = _mm256_set1_pd(k);
+        let mut acc = [[_mm256_setzero_pd(); 2]; 4];
+        for chunk in chunks {
+            chunk.prefetch();
+            for j in 0..4 {
+                let r = j % 2;
+                let d = _mm256_sub_pd(chunk.quad(j), kv);
+                let d2 = _mm256_mul_pd(d, d);
+                acc[0][r] = _mm256_add_pd(acc[0][r], d);
+                acc[1][r] = _mm256_add_pd(acc[1][r], d2);
+                acc[2][r] = _mm256_fmadd_pd(d2, d, acc[2][r]);
+                if FOURTH {
+                    acc[3][r] = _mm256_fmadd_pd(d2, d2, acc[3][r]);
+                }
+            }
+        }
+        let mut out = [[0.0; 8]; 4];
+        for (dst, v) in out.iter_mut().zip(&acc) {
+            _mm256_storeu_pd(dst.as_mut_ptr(), v[0]);
+            _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
+        }
+        out
+    }
+}
+
+/// `[Σd, Σd², Σd³, Σd⁴]` with `d = x − k`; without `FOURTH` the last is 0.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn power_sums<S: Element, const FOURTH: bool>(
+    xs: &[S],
+    k: f64,
+) -> [f64; 4] {
+    let (mut acc, tail) = match S::elements(xs) {
+        Elements::F64(xs) => {
+            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
+        }
+        Elements::F32(xs) => {
+            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
+        }
+        #[cfg(feature = "half")]
+        Elements::F16(xs) => {
+            let (chunks, tail) = array_chunks::<half::f16, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2, FMA and F16C.
+            (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
+        }
+        #[cfg(feature = "half")]
+        Elements::Bf16(xs) => {
+            let (chunks, tail) = array_chunks::<half::bf16, LANES>(xs);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
+        }
+    };
+    let tail = xs.get(xs.len() - tail..).unwrap_or(&[]);
+    for (i, x) in tail.iter().enumerate() {
+        power_step::<true, FOURTH, 8>(x.widen() - k, i % 8, &mut acc);
+    }
+    acc.map(fold_lanes)
+}
+
+/// `(min, max)` of `f64` values: per register, the OR of the two operand
+/// orders of `vminpd` (IEEE `minimum`: NaN-propagating, −0.0 below +0.0)
+/// and the AND of those of `vmaxpd` (+0.0 above −0.0; the minimum carries
+/// any NaN). See `portable::lane_min`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn extremes_f64(xs: &[f64]) -> (f64, f64) {
+    let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+    #[allow(unused_unsafe)]
+    // SAFETY: the caller guarantees AVX2; every load reads 4 `f64` of a
+    // 16-value chunk and every store writes 4 into a 16-value array.
+    let (lo, hi) = unsafe {
+        let mut lo = [_mm256_set1_pd(f64::INFINITY); 4];
+        let mut hi = [_mm256_set1_pd(f64::NEG_INFINITY); 4];
+        for chunk in chunks {
+            chunk.prefetch();
+            for j in 0..4 {
+                let x: __m256d = _mm256_loadu_pd(chunk[4 * j..4 * j + 4].as_ptr());
+                lo[j] = _mm256_or_pd(_mm256_min_pd(x, lo[j]), _mm256_min_pd(lo[j], x));
+                hi[j] = _mm256_and_pd(_mm256_max_pd(x, hi[j]), _mm256_max_pd(hi[j], x));
+            }
+        }
+        let (mut l, mut h) = ([0.0; LANES], [0.0; LANES]);
+        for j in 0..4 {
+            _mm256_storeu_pd(l[4 * j..4 * j + 4].as_mut_ptr(), lo[j]);
+            _mm256_storeu_pd(h[4 * j..4 * j + 4].as_mut_ptr(), hi[j]);
+        }
+        (l, h)
+    };
+    finish_extremes(lo, hi, tail)
+}
+
+/// [`extremes_f64`] for `f32` values, eight to a register.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn extremes_f32(xs: &[f32]) -> (f64, f64) {
+    const N: usize = 2 * LANES;
+    let (chunks, tail) = array_chunks::<f32, N>(xs);
+    #[allow(unused_unsafe)]
+    // SAFETY: the caller guarantees AVX2; every load reads 8 `f32` of a
+    // 32-value chunk and every store writes 8 into a 32-value array.
+    let (lo, hi) = unsafe {
+        let mut lo = [_mm256_set1_ps(f32::INFINITY); 4];
+        let mut hi = [_mm256_set1_ps(f32::NEG_INFINITY); 4];
+        for chunk in chunks {
+            let ahead = chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
+            prefetch(ahead);
+            prefetch(ahead.wrapping_add(64));
+            for j in 0..4 {
+                let x: __m256 = _mm256_loadu_ps(chunk[8 * j..8 * j + 8].as_ptr());
+                lo[j] = _mm256_or_ps(_mm256_min_ps(x, lo[j]), _mm256_min_ps(lo[j], x));
+                hi[j] = _mm256_and_ps(_mm256_max_ps(x, hi[j]), _mm256_max_ps(hi[j], x));
+            }
+        }
+        let (mut l, mut h) = ([0.0; N], [0.0; N]);
+        for j in 0..4 {
+            _mm256_storeu_ps(l[8 * j..8 * j + 8].as_mut_ptr(), lo[j]);
+            _mm256_storeu_ps(h[8 * j..8 * j + 8].as_mut_ptr(), hi[j]);
+        }
+        (l, h)
+    };
+    finish_extremes(lo, hi, tail)
+}
+
+/// `(min, max)` of `xs`, widened to `f64`; see `arch::extremes`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn extremes<S: Float>(xs: &[S]) -> (f64, f64) {
+    match S::elements(xs) {
+        // SAFETY: the caller guarantees AVX2.
+        Elements::F64(xs) => unsafe { extremes_f64(xs) },
+        // SAFETY: the caller guarantees AVX2.
+        Elements::F32(xs) => unsafe { extremes_f32(xs) },
+        // `Float` is only `f32` and `f64`; half precision never gets here.
+        #[cfg(feature = "half")]
+        Elements::F16(_) | Elements::Bf16(_) => (f64::NAN, f64::NAN),
+    }
 }
