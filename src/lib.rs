@@ -122,7 +122,7 @@
 //! # Input policy
 //!
 //! What every method does with hostile input (each case is a test in
-//! `tests/hostile.rs`):
+//! `tests/momenta/hostile.rs`):
 //!
 //! | input | result |
 //! |---|---|

@@ -24,7 +24,7 @@ use crate::{Error, Float, Momentum};
 /// `f64` roundings, ~1e-9 of an `f32` ulp). The
 /// stored value is `F`, though, and its roundings add up over updates, as
 /// in any framework that keeps `f32` running statistics. Measured
-/// (`running_statistics_drift_over_many_updates` in `tests/batchnorm.rs`,
+/// (`running_statistics_drift_over_many_updates` in `tests/momenta/batchnorm.rs`,
 /// 1000 `f32` updates against the same recurrence evaluated exactly):
 ///
 /// - momentum 0.1 (PyTorch): within 2 ulps at every step, 0.1–0.6 ulp at
