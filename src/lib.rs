@@ -158,6 +158,13 @@
 //! - `serde` (default): `Serialize`/`Deserialize` for every accumulator.
 //! - `rayon` (default, implies `std`): parallel slice and per-channel
 //!   reductions, `FromParallelIterator` and `ParallelExtend`.
+//! - `half`: slices of `half::f16` and `half::bf16` in every slice and
+//!   per-channel kernel ([`Element`]), widened exactly (F16C at run time).
+//! - `ndarray`: `BatchStats::compute_axis`, per-channel statistics of an
+//!   `ndarray` view along any axis.
+//! - `mpi` (implies `std` and `serde`): `momenta::mpi::all_merge`, any
+//!   mergeable statistic across processes over MPI (rsmpi; needs an MPI
+//!   library and libclang to build).
 //!
 //! # `no_std`
 //!
