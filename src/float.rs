@@ -56,7 +56,7 @@ mod sealed {
 }
 
 /// The element types the slice and per-channel kernels read: `f32`, `f64`
-/// and, with the `half` feature, [`half::f16`] and [`half::bf16`].
+/// and, with the `half` feature, `half::f16` and `half::bf16`.
 ///
 /// Every statistic of a slice (`Variance::from_slice`, `Mean::from_slice`,
 /// `BatchStats::compute`, …) takes `&[S]` for any `S: Element` and widens

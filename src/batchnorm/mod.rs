@@ -46,7 +46,7 @@
 //! | `normalize.rs` | [`Normalizer`], [`normalize`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
-//! | `array.rs` | [`BatchStats::compute_axis`] for `ndarray` views (feature `ndarray`) |
+//! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |
 //!
 //! # Example
 //!
