@@ -19,8 +19,12 @@
 
 mod moving_average;
 mod moving_variance;
+mod policy;
 mod ring;
+#[cfg(feature = "serde")]
+mod state;
 mod window;
 
 pub use moving_average::MovingAverage;
 pub use moving_variance::MovingVariance;
+pub use policy::NanPolicy;
