@@ -198,7 +198,7 @@ pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;
-pub use windows::{MovingAverage, MovingVariance, NanPolicy};
+pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]
