@@ -198,7 +198,9 @@ pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::Float;
-pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy};
+pub use windows::{
+    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, TimeWindow,
+};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -26,6 +26,7 @@ mod policy;
 mod ring;
 #[cfg(feature = "serde")]
 mod state;
+mod time_window;
 mod window;
 
 pub use moving_average::MovingAverage;
@@ -33,3 +34,4 @@ pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;
 pub use moving_variance::MovingVariance;
 pub use policy::NanPolicy;
+pub use time_window::TimeWindow;

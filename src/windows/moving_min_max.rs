@@ -343,6 +343,7 @@ impl<F: Float> MovingMinMax<F> {
     /// assert!(m.iter().eq([2.0, 3.0]));
     /// # Ok::<(), momenta::Error>(())
     /// ```
+    #[must_use]
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = F> + '_ {
         self.ring.iter()
     }

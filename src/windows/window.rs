@@ -455,14 +455,14 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
 
 /// How many NaN, +∞ and −∞ the window holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct NonFinite {
-    nan: usize,
+pub(crate) struct NonFinite {
+    pub(crate) nan: usize,
     pos_inf: usize,
     neg_inf: usize,
 }
 
 impl NonFinite {
-    fn slot<F: Float>(&mut self, x: F) -> &mut usize {
+    pub(crate) fn slot<F: Float>(&mut self, x: F) -> &mut usize {
         if x.is_nan() {
             &mut self.nan
         } else if x > F::zero() {
@@ -474,14 +474,14 @@ impl NonFinite {
 
     /// Whether none of the values that count (NaN only when not skipped)
     /// is non-finite.
-    fn is_empty(&self, skip_nan: bool) -> bool {
+    pub(crate) fn is_empty(&self, skip_nan: bool) -> bool {
         (skip_nan || self.nan == 0) && self.pos_inf == 0 && self.neg_inf == 0
     }
 
     /// The mean of a window that holds these non-finite values, `None` when
     /// it holds none that count: NaN if there is a NaN (unless skipped) or
     /// both infinities, else the infinity.
-    fn mean<F: Float>(&self, skip_nan: bool) -> Option<F> {
+    pub(crate) fn mean<F: Float>(&self, skip_nan: bool) -> Option<F> {
         if (self.nan > 0 && !skip_nan) || (self.pos_inf > 0 && self.neg_inf > 0) {
             Some(F::nan())
         } else if self.pos_inf > 0 {
