@@ -34,8 +34,13 @@ mod laws;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
+/// Values recorded from pandas for `signals`.
+mod pandas_signals;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// Rolling min/max, quantiles, time windows and skipped NaN against
+/// pandas, naive recomputation and quickcheck.
+mod signals;
 /// Moving windows against exact fractions and naive recomputation.
 mod window;
 /// Moving windows fed for ever: no drift.
