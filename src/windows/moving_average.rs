@@ -146,7 +146,7 @@ impl<F: Float> MovingAverage<F> {
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::new(3)?.with_min_periods(2)?;
-    /// assert!(a.push(4.0).is_nan());
+    /// assert!(a.push(4.0_f64).is_nan());
     /// assert_eq!(a.mean(), None);
     /// assert!(!a.is_ready());
     /// assert_eq!(a.push(6.0), 5.0);

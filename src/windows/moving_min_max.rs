@@ -244,7 +244,7 @@ impl<F: Float> MovingMinMax<F> {
     ///
     /// ```
     /// let mut m = momenta::MovingMinMax::new(2)?;
-    /// m.extend_from_slice(&[-0.0, 0.0]);
+    /// m.extend_from_slice(&[-0.0_f64, 0.0]);
     /// assert!(m.max().unwrap().is_sign_positive());
     /// assert!(m.min().unwrap().is_sign_negative());
     /// # Ok::<(), momenta::Error>(())

@@ -224,7 +224,7 @@ impl<F: Float> MovingQuantile<F> {
     ///
     /// ```
     /// let mut m = momenta::MovingQuantile::median(5)?.with_min_periods(3)?;
-    /// assert!(m.push(1.0).is_nan());
+    /// assert!(m.push(1.0_f64).is_nan());
     /// assert!(m.push(2.0).is_nan());
     /// assert_eq!(m.push(9.0), 2.0);
     /// # Ok::<(), momenta::Error>(())
