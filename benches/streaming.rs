@@ -15,8 +15,8 @@ mod common;
 use common::{config, data, welford};
 use criterion::{Criterion, Throughput, black_box};
 use momenta::{
-    Accumulator, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
-    Skewness, Variance,
+    Accumulator, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingMinMax,
+    MovingQuantile, MovingVariance, Skewness, TimeWindow, Variance,
 };
 
 /// Pushes every value of `xs` into `acc`, one call per value.
@@ -69,6 +69,23 @@ fn streaming(c: &mut Criterion) {
         });
         group.bench_function(format!("MovingVariance({window})"), |b| {
             b.iter(|| push_all(MovingVariance::new(window).unwrap(), &xs))
+        });
+        group.bench_function(format!("MovingMinMax({window})"), |b| {
+            b.iter(|| push_all(MovingMinMax::new(window).unwrap(), &xs))
+        });
+        group.bench_function(format!("MovingQuantile::median({window})"), |b| {
+            b.iter(|| push_all(MovingQuantile::median(window).unwrap(), &xs))
+        });
+        // One sample per time unit: a span of `window` holds `window`
+        // samples, comparable with the count windows.
+        group.bench_function(format!("TimeWindow({window}).push_at"), |b| {
+            b.iter(|| {
+                let mut w = TimeWindow::new(window as f64).unwrap();
+                for (i, &x) in xs.iter().enumerate() {
+                    w.push_at(i as f64, black_box(x)).unwrap();
+                }
+                w
+            })
         });
     }
     // A bundle as a signal-processing loop would hold it: one push feeds

@@ -19,6 +19,10 @@
 //! | skewness of a stream or a slice (scipy's `skew`, pandas' `.skew()`) | [`Skewness`] |
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
+//! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
+//! | median or any quantile of the last *n* samples (a median filter, spikes removed) | [`MovingQuantile`] |
+//! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
+//! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
 //! | BatchNorm batch and running statistics, synchronized BN | [`batchnorm`] |
 //! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`batchnorm::BatchStats::compute`] with [`batchnorm::Layout::nc`] |
 //!
@@ -126,7 +130,9 @@
 //!
 //! | input | result |
 //! |---|---|
-//! | NaN | the statistic becomes NaN (a window: while the NaN is in it) |
+//! | NaN | the statistic becomes NaN (a window: while the NaN is in it; with [`NanPolicy::Skip`] it is left out, and a window of only NaN has no statistic) |
+//! | ±∞ in [`MovingMinMax`], [`MovingQuantile`] | ordered values; a quantile between an infinity and a finite value is the infinity, between −∞ and +∞ NaN; the range of one infinity is NaN |
+//! | −0.0 and +0.0 in one window | min/max order them −0.0 < +0.0 |
 //! | +∞ or −∞ | the mean becomes that infinity, the variance NaN; +∞ and −∞ together make the mean NaN |
 //! | values near `f64::MAX` | a representable mean stays finite (`[MAX, -MAX]` → 0); a variance too large to represent is +∞, never NaN |
 //! | subnormals | ordinary numbers (their squares underflow: [`Skewness`] and [`Kurtosis`] of subnormal spreads are `None`, as for a variance of 0) |
@@ -137,6 +143,11 @@
 //! | an empty slice | nothing changes; statistics of nothing are `None` |
 //! | a count reaching `u64::MAX` (by merges or restored state) | it saturates; the statistics stay those of the data |
 //! | window 0 | `Err` ([`ErrorKind::InvalidWindow`]) |
+//! | `min_periods` larger than a count window | `Err` ([`ErrorKind::InvalidParameter`], naming `min_periods`) |
+//! | quantile `q` outside [0, 1] or NaN | `Err` ([`ErrorKind::InvalidParameter`], naming `q`) |
+//! | time span ≤ 0 or NaN | `Err` (naming `span`); +∞ keeps every sample |
+//! | a time that is NaN, ±∞ or earlier than the previous one | `Err` (naming `time`); the window is unchanged |
+//! | a gap longer than the span | the window empties; statistics of nothing are `None` |
 //! | window `usize::MAX` | works; memory grows only with the values pushed |
 //! | momentum < 0, > 1, NaN or ±∞ | `Err` ([`ErrorKind::InvalidParameter`], naming `momentum`) |
 //! | a non-finite initial value for [`Ema::with_initial`] | `Err` |
@@ -227,7 +238,9 @@ pub use cumulative::{
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwVariance, Momentum};
 pub use float::{Element, Float};
-pub use windows::{MovingAverage, MovingVariance};
+pub use windows::{
+    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, TimeWindow,
+};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -10,7 +10,8 @@
 use libfuzzer_sys::fuzz_target;
 use momenta::{
     Covariance, Ema, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum, MovingAverage,
-    MovingVariance, Skewness, Variance, WeightedMean, WeightedVariance,
+    MovingMinMax, MovingQuantile, MovingVariance, Skewness, TimeWindow, Variance, WeightedMean,
+    WeightedVariance,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -248,7 +249,8 @@ fn moving_average(data: &[u8]) {
     assert!(a.window() >= 1);
     assert!(a.len() <= a.window());
     assert_eq!(a.iter().count(), a.len());
-    assert_eq!(a.mean().is_some(), !a.is_empty());
+    assert_eq!(a.mean().is_some(), a.is_ready());
+    assert!(!a.is_ready() || !a.is_empty());
     for x in PUSHES {
         let m = a.push(x);
         assert!(a.len() <= a.window());
@@ -267,8 +269,8 @@ fn moving_variance(data: &[u8]) {
         assert!(v.window() >= 1);
         assert!(v.len() <= v.window());
         assert_eq!(v.iter().count(), v.len());
-        assert_eq!(v.mean().is_some(), !v.is_empty());
-        assert_eq!(v.sample_variance().is_some(), v.len() > 1);
+        assert_eq!(v.mean().is_some(), v.is_ready());
+        assert!(v.sample_variance().is_none() || (v.is_ready() && v.len() > 1));
         non_negative(v.population_variance());
         non_negative(v.sample_variance());
         non_negative(v.population_std_dev());
@@ -282,6 +284,49 @@ fn moving_variance(data: &[u8]) {
     v.extend_from_slice(&PUSHES);
     check(&v);
     let _ = serde_json::to_string(&v);
+}
+
+/// The order-statistic windows: deques and ordered sets are rebuilt from
+/// the values, so a restored window answers like a fresh one fed them.
+fn order_statistics(data: &[u8]) {
+    if let Ok(mut m) = serde_json::from_slice::<MovingMinMax<f64>>(data) {
+        reserialize(&m);
+        let check = |m: &MovingMinMax<f64>| {
+            assert!(m.window() >= 1 && m.len() <= m.window());
+            assert_eq!(m.min().is_some(), m.is_ready());
+            assert_eq!(m.max().is_some(), m.is_ready());
+            if let (Some(lo), Some(hi)) = (m.min(), m.max()) {
+                assert!(!(lo > hi), "min {lo} above max {hi}");
+            }
+        };
+        check(&m);
+        for x in PUSHES {
+            m.push(x);
+            check(&m);
+        }
+    }
+    if let Ok(mut q) = serde_json::from_slice::<MovingQuantile<f64>>(data) {
+        reserialize(&q);
+        assert!((0.0..=1.0).contains(&q.q()));
+        assert!(q.window() >= 1 && q.len() <= q.window());
+        for x in PUSHES {
+            let got = q.push(x);
+            assert!(q.quantile().map(f64::to_bits) == Some(got.to_bits()) || got.is_nan());
+        }
+    }
+    if let Ok(mut w) = serde_json::from_slice::<TimeWindow<f64>>(data) {
+        reserialize(&w);
+        assert!(w.span() > 0.0);
+        let start = w.last_time().unwrap_or(0.0);
+        for (i, x) in PUSHES.into_iter().enumerate() {
+            let t = start + i as f64;
+            if w.push_at(t, x).is_ok() {
+                assert_eq!(w.mean().is_some(), w.is_ready());
+                non_negative(w.population_variance());
+                non_negative(w.sample_variance());
+            }
+        }
+    }
 }
 
 fn momentum(data: &[u8]) {
@@ -352,5 +397,6 @@ fuzz_target!(|data: &[u8]| {
     ew_variance(data);
     moving_average(data);
     moving_variance(data);
+    order_statistics(data);
     momentum(data);
 });

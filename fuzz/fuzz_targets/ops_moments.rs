@@ -132,7 +132,10 @@ impl State {
         check_variance(&self.var, &self.seen, TAME_F64, f64::EPSILON);
         assert_eq!(n, self.kurt.count(), "Kurtosis count differs");
         assert_eq!(n, self.extremes.count(), "MinMax count differs");
-        assert_eq!(self.kurt.sample_kurtosis().is_some(), n > 3 && self.kurt.kurtosis().is_some());
+        assert_eq!(
+            self.kurt.sample_kurtosis().is_some(),
+            n > 3 && self.kurt.kurtosis().is_some()
+        );
         // The extremes are exactly those seen (NaN-free runs), and they
         // bracket the mean.
         if let (Some(lo), Some(hi)) = (self.extremes.min(), self.extremes.max()) {

@@ -1,5 +1,6 @@
-//! Sequences of operations on a `MovingAverage<f64>` and a
-//! `MovingVariance<f64>` with a window drawn from the input: mostly 1..=64,
+//! Sequences of operations on a `MovingAverage<f64>`, a
+//! `MovingVariance<f64>`, a `MovingMinMax<f64>` and a median
+//! `MovingQuantile<f64>` with a window drawn from the input: mostly 1..=64,
 //! sometimes anything up to `usize::MAX` (which must cost nothing until
 //! values arrive), and 0, which must be an error.
 //!
@@ -7,15 +8,16 @@
 //! the recent values in a `VecDeque`: the contents (bit for bit), the
 //! length, fullness; the mean against a compensated sum over the window,
 //! the population variance against the two-pass formula, within a tolerance
-//! relative to the magnitudes involved; the NaN/±∞ rules; and a variance
-//! that is never negative.
+//! relative to the magnitudes involved; the NaN/±∞ rules; a variance
+//! that is never negative; and the minimum, maximum and median against a
+//! sort of the window, bit for bit.
 #![no_main]
 
 use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use momenta::{MovingAverage, MovingVariance};
+use momenta::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance};
 use momenta_fuzz::{Same, round_trip};
 
 #[derive(Arbitrary, Debug)]
@@ -189,6 +191,47 @@ fn check(ma: &MovingAverage<f64>, mv: &MovingVariance<f64>, model: &Model) {
     );
 }
 
+/// The minimum, maximum and median against a sort of the window (−0
+/// below +0), NaN while a NaN is in it.
+fn check_order(mm: &MovingMinMax<f64>, mq: &MovingQuantile<f64>, model: &Model) {
+    let mut sorted: Vec<f64> = model.contents().collect();
+    assert!(
+        same_contents(mm.iter(), sorted.iter().copied()),
+        "MovingMinMax contents"
+    );
+    assert!(
+        same_contents(mq.iter(), sorted.iter().copied()),
+        "MovingQuantile contents"
+    );
+    if sorted.is_empty() {
+        assert!(mm.min().is_none() && mm.max().is_none() && mq.quantile().is_none());
+        return;
+    }
+    if sorted.iter().any(|x| x.is_nan()) {
+        assert!(mm.min().unwrap().is_nan() && mm.max().unwrap().is_nan());
+        assert!(mq.quantile().unwrap().is_nan());
+        return;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let (lo, hi) = (sorted[0], sorted[sorted.len() - 1]);
+    assert!(mm.min().same(Some(lo)), "min {:?} vs {lo}", mm.min());
+    assert!(mm.max().same(Some(hi)), "max {:?} vs {hi}", mm.max());
+    let n = sorted.len();
+    let got = mq.quantile().unwrap();
+    if n % 2 == 1 {
+        assert!(
+            Some(got).same(Some(sorted[n / 2])),
+            "median {got} vs {}",
+            sorted[n / 2]
+        );
+    } else {
+        let (a, b) = (sorted[n / 2 - 1], sorted[n / 2]);
+        if a.is_finite() && b.is_finite() && (b - a).is_finite() {
+            assert_eq!(got, a + (b - a) * 0.5, "median of {a} and {b}");
+        }
+    }
+}
+
 fuzz_target!(|input: Input| {
     let window = match input.window {
         WindowSpec::Small(k) => 1 + usize::from(k % 64),
@@ -199,8 +242,12 @@ fuzz_target!(|input: Input| {
     assert_eq!(ma.is_ok(), window > 0, "MovingAverage::new({window})");
     assert_eq!(mv.is_ok(), window > 0, "MovingVariance::new({window})");
     let (Ok(mut ma), Ok(mut mv)) = (ma, mv) else {
+        assert!(MovingMinMax::<f64>::new(window).is_err());
+        assert!(MovingQuantile::<f64>::median(window).is_err());
         return;
     };
+    let mut mm = MovingMinMax::new(window).expect("window > 0");
+    let mut mq = MovingQuantile::median(window).expect("window > 0");
     let mut model = Model {
         window,
         recent: VecDeque::new(),
@@ -211,6 +258,9 @@ fuzz_target!(|input: Input| {
             Op::Push(x) => {
                 let m = ma.push(*x);
                 mv.push(*x);
+                mm.push(*x);
+                let q = mq.push(*x);
+                assert!(Some(q).same(mq.quantile()), "push returned {q}");
                 model.push(*x);
                 assert!(
                     Some(m).same(ma.mean()),
@@ -222,16 +272,22 @@ fuzz_target!(|input: Input| {
                 let x = f64::from(*k);
                 ma.push(x);
                 mv.push(x);
+                mm.push(x);
+                mq.push(x);
                 model.push(x);
             }
             Op::Extend(xs) => {
                 ma.extend_from_slice(xs);
                 mv.extend_from_slice(xs);
+                mm.extend_from_slice(xs);
+                mq.extend_from_slice(xs);
                 xs.iter().for_each(|&x| model.push(x));
             }
             Op::Reset => {
                 ma.reset();
                 mv.reset();
+                mm.reset();
+                mq.reset();
                 model.recent.clear();
                 model.pushed = 0;
             }
@@ -242,8 +298,15 @@ fuzz_target!(|input: Input| {
                 mv = round_trip(&mv, |a, b| {
                     a.window() == b.window() && same_contents(a.iter(), b.iter())
                 });
+                mm = round_trip(&mm, |a, b| {
+                    a.window() == b.window() && same_contents(a.iter(), b.iter())
+                });
+                mq = round_trip(&mq, |a, b| {
+                    a.window() == b.window() && same_contents(a.iter(), b.iter())
+                });
             }
         }
         check(&ma, &mv, &model);
+        check_order(&mm, &mq, &model);
     }
 });

@@ -17,10 +17,21 @@
 //! own where add/remove sums do not apply, as for order statistics); then
 //! the steps of "Adding a statistic" in ARCHITECTURE.md.
 
+mod extrema;
 mod moving_average;
+mod moving_min_max;
+mod moving_quantile;
 mod moving_variance;
+mod policy;
 mod ring;
+#[cfg(feature = "serde")]
+mod state;
+mod time_window;
 mod window;
 
 pub use moving_average::MovingAverage;
+pub use moving_min_max::MovingMinMax;
+pub use moving_quantile::MovingQuantile;
 pub use moving_variance::MovingVariance;
+pub use policy::NanPolicy;
+pub use time_window::TimeWindow;

@@ -2,7 +2,7 @@
 
 use super::window::{ShiftedSum, Window};
 use crate::accumulator::impl_accumulator;
-use crate::{Error, Float};
+use crate::{Error, Float, NanPolicy};
 
 /// The mean of the last `window` values pushed (a simple moving average, or
 /// boxcar filter), in O(1) time per push, for ever, without drift.
@@ -111,8 +111,82 @@ impl<F: Float> MovingAverage<F> {
         })
     }
 
+    /// Skips NaN values instead of propagating them ([`NanPolicy`]): the
+    /// mean is that of the other values in the window, as pandas'
+    /// `rolling(window).mean()` computes it.
+    ///
+    /// ```
+    /// use momenta::{MovingAverage, NanPolicy};
+    /// let mut a = MovingAverage::new(3)?.with_nan_policy(NanPolicy::Skip);
+    /// a.extend_from_slice(&[1.0, f64::NAN, 4.0]);
+    /// assert_eq!(a.mean(), Some(2.5));
+    /// a.extend_from_slice(&[f64::NAN, f64::NAN]);
+    /// assert_eq!(a.mean(), Some(4.0));
+    /// a.push(f64::NAN);
+    /// assert_eq!(a.mean(), None); // nothing but NaN in the window
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.inner.set_nan_policy(policy);
+        self
+    }
+
+    /// Holds the statistics back (`None`, and NaN from
+    /// [`push`](Self::push)) until the window holds `min_periods` values
+    /// that count — every value, or the non-NaN ones under
+    /// [`NanPolicy::Skip`] — as pandas' `min_periods`. The default is 1,
+    /// pandas' `min_periods=1`: a streaming filter answers from its first
+    /// sample. 0 acts as 1.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// when `min_periods` exceeds the window: it could never be reached.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(3)?.with_min_periods(2)?;
+    /// assert!(a.push(4.0_f64).is_nan());
+    /// assert_eq!(a.mean(), None);
+    /// assert!(!a.is_ready());
+    /// assert_eq!(a.push(6.0), 5.0);
+    /// assert!(a.is_ready());
+    /// assert!(momenta::MovingAverage::<f64>::new(3)?.with_min_periods(4).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
+        self.inner.set_min_periods(min_periods)?;
+        Ok(self)
+    }
+
+    /// Whether the window holds enough values for a mean (see
+    /// [`with_min_periods`](Self::with_min_periods)).
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// assert!(!a.is_ready());
+    /// a.push(1.0);
+    /// assert!(a.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+
     /// Adds one value and returns the mean of the last `min(n, window)`
     /// values, this one included. O(1).
+    ///
+    /// A moving average is a filter, and a filter's push returns its
+    /// output: the same rule gives [`MovingQuantile::push`] its quantile.
+    /// The windows that offer several statistics
+    /// ([`MovingVariance`](crate::MovingVariance),
+    /// [`MovingMinMax`](crate::MovingMinMax),
+    /// [`TimeWindow`](crate::TimeWindow)) return nothing. Until the window
+    /// is ready ([`with_min_periods`](Self::with_min_periods)) the returned
+    /// mean is NaN, as pandas shows it; [`mean`](Self::mean) says `None`.
+    ///
+    /// [`MovingQuantile::push`]: crate::MovingQuantile::push
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::new(2)?;
@@ -124,7 +198,7 @@ impl<F: Float> MovingAverage<F> {
     #[inline]
     pub fn push(&mut self, x: F) -> F {
         self.inner.push(x);
-        self.inner.mean_unchecked()
+        self.inner.mean_or_nan()
     }
 
     /// Adds every value of `xs`, in order; only the last `window` of them
@@ -140,7 +214,8 @@ impl<F: Float> MovingAverage<F> {
         self.inner.extend_from_slice(xs);
     }
 
-    /// The mean of the values in the window, or `None` when it is empty.
+    /// The mean of the values in the window, or `None` when it is empty
+    /// (or not [ready](Self::is_ready)).
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::<f64>::new(4)?;

@@ -2,7 +2,7 @@
 
 use super::window::{ShiftedMoments, Window};
 use crate::accumulator::impl_accumulator;
-use crate::{Error, Float};
+use crate::{Error, Float, NanPolicy};
 
 /// Mean and variance of the last `window` values pushed, in O(1) time per
 /// push, for ever, without drift.
@@ -115,7 +115,71 @@ impl<F: Float> MovingVariance<F> {
         })
     }
 
+    /// Skips NaN values instead of propagating them ([`NanPolicy`]): the
+    /// statistics are those of the other values in the window, as pandas'
+    /// `rolling(window).var()` computes them (the sample variance needs two
+    /// non-NaN values).
+    ///
+    /// ```
+    /// use momenta::{MovingVariance, NanPolicy};
+    /// let mut v = MovingVariance::new(4)?.with_nan_policy(NanPolicy::Skip);
+    /// v.extend_from_slice(&[1.0, f64::NAN, 3.0, f64::NAN]);
+    /// assert_eq!(v.sample_variance(), Some(2.0));
+    /// assert_eq!(v.population_variance(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.inner.set_nan_policy(policy);
+        self
+    }
+
+    /// Holds every statistic back (`None`) until the window holds
+    /// `min_periods` values that count — every value, or the non-NaN ones
+    /// under [`NanPolicy::Skip`] — as pandas' `min_periods`. The default
+    /// is 1; 0 acts as 1. The sample variance needs two values whatever
+    /// this says.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// when `min_periods` exceeds the window.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(5)?.with_min_periods(3)?;
+    /// v.extend_from_slice(&[1.0, 3.0]);
+    /// assert_eq!(v.sample_variance(), None);
+    /// v.push(5.0);
+    /// assert_eq!(v.sample_variance(), Some(4.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
+        self.inner.set_min_periods(min_periods)?;
+        Ok(self)
+    }
+
+    /// Whether the window holds enough values for its statistics (see
+    /// [`with_min_periods`](Self::with_min_periods)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(3)?.with_min_periods(2)?;
+    /// v.push(1.0);
+    /// assert!(!v.is_ready());
+    /// v.push(2.0);
+    /// assert!(v.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+
     /// Adds one value, dropping the oldest once the window is full. O(1).
+    ///
+    /// Returns nothing: this window offers several statistics, so none is
+    /// singled out (only the one-output filters,
+    /// [`MovingAverage`](crate::MovingAverage) and
+    /// [`MovingQuantile`](crate::MovingQuantile), return theirs).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -177,8 +241,8 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        let n = self.inner.len();
-        (n > 0).then(|| self.variance(n))
+        let n = self.inner.counted();
+        (n > 0 && self.inner.is_ready()).then(|| self.variance(n))
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -194,8 +258,8 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        let n = self.inner.len();
-        (n > 1).then(|| self.variance(n - 1))
+        let n = self.inner.counted();
+        (n > 1 && self.inner.is_ready()).then(|| self.variance(n - 1))
     }
 
     /// The population standard deviation, √(population variance).

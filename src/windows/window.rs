@@ -59,10 +59,10 @@
 //! nor M2 can overflow, so a representable mean stays finite and a variance
 //! too large to represent is +∞, never NaN.
 
-#[cfg(feature = "serde")]
-use alloc::vec::Vec;
-
+use super::policy::{NanPolicy, Policy};
 use super::ring::Ring;
+#[cfg(feature = "serde")]
+use super::state::WindowState;
 use crate::Float;
 use crate::error::{Error, ErrorKind};
 use crate::float::{clamp_non_negative, two_sum};
@@ -455,14 +455,14 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
 
 /// How many NaN, +∞ and −∞ the window holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct NonFinite {
-    nan: usize,
+pub(crate) struct NonFinite {
+    pub(crate) nan: usize,
     pos_inf: usize,
     neg_inf: usize,
 }
 
 impl NonFinite {
-    fn slot<F: Float>(&mut self, x: F) -> &mut usize {
+    pub(crate) fn slot<F: Float>(&mut self, x: F) -> &mut usize {
         if x.is_nan() {
             &mut self.nan
         } else if x > F::zero() {
@@ -472,15 +472,17 @@ impl NonFinite {
         }
     }
 
-    fn is_empty(&self) -> bool {
-        self.nan == 0 && self.pos_inf == 0 && self.neg_inf == 0
+    /// Whether none of the values that count (NaN only when not skipped)
+    /// is non-finite.
+    pub(crate) fn is_empty(&self, skip_nan: bool) -> bool {
+        (skip_nan || self.nan == 0) && self.pos_inf == 0 && self.neg_inf == 0
     }
 
     /// The mean of a window that holds these non-finite values, `None` when
-    /// it holds none: NaN if there is a NaN or both infinities, else the
-    /// infinity.
-    fn mean<F: Float>(&self) -> Option<F> {
-        if self.nan > 0 || (self.pos_inf > 0 && self.neg_inf > 0) {
+    /// it holds none that count: NaN if there is a NaN (unless skipped) or
+    /// both infinities, else the infinity.
+    pub(crate) fn mean<F: Float>(&self, skip_nan: bool) -> Option<F> {
+        if (self.nan > 0 && !skip_nan) || (self.pos_inf > 0 && self.neg_inf > 0) {
             Some(F::nan())
         } else if self.pos_inf > 0 {
             Some(F::infinity())
@@ -515,6 +517,8 @@ pub(crate) struct Window<F, S> {
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
+    /// NaN policy and readiness.
+    policy: Policy,
 }
 
 impl<F: Float, S: WindowStats<F>> Window<F, S> {
@@ -532,7 +536,35 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             fresh: S::default(),
             since_refresh: 0,
             rebase_pending: false,
+            policy: Policy::default(),
         })
+    }
+
+    pub(crate) fn set_nan_policy(&mut self, nan: NanPolicy) {
+        self.policy.nan = nan;
+    }
+
+    /// # Errors
+    ///
+    /// When `min_periods` exceeds the window.
+    pub(crate) fn set_min_periods(&mut self, min_periods: usize) -> Result<(), Error> {
+        self.policy = self
+            .policy
+            .with_min_periods(min_periods, Some(self.ring.window()))?;
+        Ok(())
+    }
+
+    /// The values the statistics are computed from: all of them, or the
+    /// non-NaN ones under [`NanPolicy::Skip`].
+    #[inline]
+    pub(crate) fn counted(&self) -> usize {
+        self.policy.counted(self.ring.len(), self.non_finite.nan)
+    }
+
+    /// Whether enough values count for the statistics to be defined.
+    #[inline]
+    pub(crate) fn is_ready(&self) -> bool {
+        self.policy.ready(self.counted())
     }
 
     #[inline]
@@ -646,45 +678,42 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.ring.iter()
     }
 
-    /// The mean of a non-empty window (0 when empty).
+    /// The mean, NaN when not ready (as pandas shows a missing value).
     #[inline]
-    pub(crate) fn mean_unchecked(&self) -> F {
-        self.non_finite
-            .mean()
-            .unwrap_or_else(|| self.total.sum().mean())
+    pub(crate) fn mean_or_nan(&self) -> F {
+        if self.is_ready() {
+            self.non_finite
+                .mean(self.policy.skips_nan())
+                .unwrap_or_else(|| self.total.sum().mean())
+        } else {
+            F::nan()
+        }
     }
 
-    /// The mean, `None` when empty.
+    /// The mean, `None` until ready.
     #[inline]
     pub(crate) fn mean(&self) -> Option<F> {
-        (self.len() > 0).then(|| self.mean_unchecked())
+        self.is_ready().then(|| self.mean_or_nan())
     }
 
     /// The statistics of the finite values, or `None` when the window holds
-    /// a NaN or an infinity.
+    /// an infinity or a NaN that counts.
     #[inline]
     pub(crate) fn finite_stats(&self) -> Option<&S> {
-        self.non_finite.is_empty().then_some(&self.total)
+        self.non_finite
+            .is_empty(self.policy.skips_nan())
+            .then_some(&self.total)
     }
 }
 
 impl<F: Float, S> PartialEq for Window<F, S> {
-    /// Same window length and the same values in the same order.
+    /// Same window length and policy, and the same values in the same order.
     fn eq(&self, other: &Self) -> bool {
         self.ring.window() == other.ring.window()
+            && self.policy == other.policy
             && self.ring.len() == other.ring.len()
             && self.ring.iter().eq(other.ring.iter())
     }
-}
-
-/// The serialized form of a window: its length and its values, oldest
-/// first. The statistics are recomputed on the way in.
-#[cfg(feature = "serde")]
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WindowState<F> {
-    window: usize,
-    values: Vec<F>,
 }
 
 #[cfg(feature = "serde")]
@@ -693,13 +722,7 @@ impl<F: Float, S: WindowStats<F>> TryFrom<WindowState<F>> for Window<F, S> {
 
     fn try_from(state: WindowState<F>) -> Result<Self, Error> {
         let mut w = Self::new(state.window)?;
-        if state.values.len() > state.window {
-            return Err(Error::state(alloc::format!(
-                "window of {} holds {} values",
-                state.window,
-                state.values.len()
-            )));
-        }
+        w.policy = state.checked_policy()?;
         for x in state.values {
             w.push(x);
         }
@@ -710,21 +733,7 @@ impl<F: Float, S: WindowStats<F>> TryFrom<WindowState<F>> for Window<F, S> {
 #[cfg(feature = "serde")]
 impl<F: Float + serde::Serialize, S> serde::Serialize for Window<F, S> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        use serde::ser::SerializeStruct;
-
-        /// The values oldest first, without copying them.
-        struct Values<'a, F>(&'a Ring<F>);
-
-        impl<F: Float + serde::Serialize> serde::Serialize for Values<'_, F> {
-            fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-                serializer.collect_seq(self.0.iter())
-            }
-        }
-
-        let mut state = serializer.serialize_struct("WindowState", 2)?;
-        state.serialize_field("window", &self.ring.window())?;
-        state.serialize_field("values", &Values(&self.ring))?;
-        state.end()
+        super::state::serialize(serializer, &self.ring, None, self.policy)
     }
 }
 

@@ -322,3 +322,66 @@ fn hostile_values_stay_in_their_own_channel() {
     assert!(stats.mean()[0].is_nan() && stats.variance()[0].is_nan());
     assert_eq!(stats.mean()[1], 149.5);
 }
+
+#[test]
+fn order_statistic_and_time_windows_on_hostile_input() {
+    use momenta::{MovingMinMax, MovingQuantile, NanPolicy, TimeWindow};
+    // NaN: Some(NaN) while in the window, exact once it has left; skipped
+    // on request.
+    let mut mm = MovingMinMax::new(2).unwrap();
+    let mut mq = MovingQuantile::median(2).unwrap();
+    let mut tw = TimeWindow::new(2.0).unwrap();
+    for (t, x) in [(0.0, 1.0), (1.0, f64::NAN)] {
+        mm.push(x);
+        mq.push(x);
+        tw.push_at(t, x).unwrap();
+    }
+    assert!(mm.min().unwrap().is_nan() && mm.range().unwrap().is_nan());
+    assert!(mq.quantile().unwrap().is_nan());
+    assert!(tw.max().unwrap().is_nan() && tw.mean().unwrap().is_nan());
+    for (t, x) in [(2.0, 3.0), (3.0, 5.0)] {
+        mm.push(x);
+        mq.push(x);
+        tw.push_at(t, x).unwrap();
+    }
+    assert_eq!((mm.min(), mm.max()), (Some(3.0), Some(5.0)));
+    assert_eq!(mq.quantile(), Some(4.0));
+    assert_eq!((tw.min(), tw.mean()), (Some(3.0), Some(4.0)));
+    let mut skip = MovingQuantile::median(3)
+        .unwrap()
+        .with_nan_policy(NanPolicy::Skip);
+    skip.extend_from_slice(&[f64::NAN, f64::NAN]);
+    assert_eq!(skip.quantile(), None);
+    // ±∞ are ordered values; the range of one infinity is NaN.
+    mm.extend_from_slice(&[f64::NEG_INFINITY, f64::INFINITY]);
+    assert_eq!(
+        (mm.min(), mm.max()),
+        (Some(f64::NEG_INFINITY), Some(f64::INFINITY))
+    );
+    assert_eq!(mm.range(), Some(f64::INFINITY));
+    assert!(mq.push(f64::INFINITY) == 5.0_f64.max(f64::INFINITY));
+    assert!(mq.push(f64::NEG_INFINITY).is_nan()); // between −∞ and +∞
+    // Values near MAX: no overflow in the interpolation.
+    mq.extend_from_slice(&[f64::MAX, -f64::MAX]);
+    assert_eq!(mq.quantile(), Some(0.0));
+    // Zeros: −0 below +0.
+    mm.extend_from_slice(&[0.0, -0.0]);
+    assert!(mm.min().unwrap().is_sign_negative() && mm.max().unwrap().is_sign_positive());
+    // Windows and parameters at the extremes.
+    let mut huge = MovingQuantile::new(usize::MAX, 1.0).unwrap();
+    huge.extend_from_slice(&[3.0, 1.0, 2.0]);
+    assert_eq!(huge.quantile(), Some(3.0));
+    assert!(MovingMinMax::<f64>::new(0).is_err());
+    assert!(MovingQuantile::<f64>::new(3, f64::NAN).is_err());
+    assert!(TimeWindow::<f64>::new(f64::NAN).is_err());
+    // Time that goes backwards or is not finite: an Err, nothing changes.
+    let before = tw.clone();
+    assert!(tw.push_at(2.5, 1.0).is_err());
+    assert!(tw.push_at(f64::NAN, 1.0).is_err());
+    assert_eq!(tw, before);
+    // Subnormals are ordinary numbers.
+    let tiny = f64::from_bits(1);
+    let mut mq = MovingQuantile::median(2).unwrap();
+    mq.extend_from_slice(&[tiny, 3.0 * tiny]);
+    assert_eq!(mq.quantile(), Some(2.0 * tiny));
+}

@@ -45,6 +45,8 @@ mod ndarray;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
+/// Values recorded from pandas for `signals`.
+mod pandas_signals;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
 /// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
@@ -52,6 +54,9 @@ mod shape;
 /// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
 /// cases each.
 mod shape_laws;
+/// Rolling min/max, quantiles, time windows and skipped NaN against
+/// pandas, naive recomputation and quickcheck.
+mod signals;
 /// `WeightedMean` and `WeightedVariance` against exact and numpy values,
 /// their laws, hostile weights and checkpoints.
 mod weighted;

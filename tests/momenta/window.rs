@@ -388,7 +388,12 @@ fn serde_round_trip_keeps_the_window_and_continues_alike() {
         v.push(x);
     }
     let json = serde_json::to_string(&a).unwrap();
-    let want: serde_json::Value = serde_json::json!({ "window": 7, "values": &xs[13..20] });
+    let want: serde_json::Value = serde_json::json!({
+        "window": 7,
+        "values": &xs[13..20],
+        "nan_policy": "Propagate",
+        "min_periods": 1,
+    });
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&json).unwrap(),
         want

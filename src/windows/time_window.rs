@@ -1,0 +1,701 @@
+//! Mean, variance, minimum and maximum over the last span of time.
+
+use alloc::collections::VecDeque;
+
+use super::extrema::{Extrema, Extreme};
+use super::policy::{NanPolicy, Policy};
+use super::window::{NonFinite, ShiftedMoments, WindowStats};
+use crate::{Error, Float};
+
+/// Mean, variance, minimum and maximum of the samples of the last `span`
+/// of time: pandas' `rolling("5s")` (and polars' `rolling_*_by`), pushed
+/// one timestamped sample at a time.
+///
+/// A sample pushed at time `t` belongs to the window of every later time
+/// `u` with `u − t < span`: the window at `u` is `(u − span, u]`, closed on
+/// the right as in pandas. Times are `f64` in the caller's unit (seconds,
+/// milliseconds, …) and must not decrease; equal times are fine. Samples
+/// arrive at any rate: irregular spacing, bursts and long gaps (a gap
+/// longer than the span empties the window).
+///
+/// # Accuracy
+///
+/// The mean and variance use the engine of
+/// [`MovingVariance`](crate::MovingVariance): exact shifted sums whose
+/// shift is a value in the window, M2 recomputed from the values after a
+/// cancellation, and a second accumulator that only adds and takes over
+/// once every sample older than it has left, so nothing drifts however
+/// long the stream (a 1e9 outlier leaving costs no digits). The minimum
+/// and maximum come from monotonic deques, exactly, as in
+/// [`MovingMinMax`](crate::MovingMinMax) (`−0.0` below `+0.0`).
+///
+/// # Memory
+///
+/// Every sample inside the span is kept (its time and value, and up to two
+/// deque entries): memory grows with the number of samples in the span,
+/// without bound if they keep arriving faster. Use a count window
+/// ([`MovingVariance`](crate::MovingVariance),
+/// [`MovingMinMax`](crate::MovingMinMax)) where memory must be bounded.
+///
+/// # NaN and infinities
+///
+/// As for the count windows: while a NaN is in the window every statistic
+/// is NaN (or it is left out, with [`NanPolicy::Skip`], as pandas does);
+/// an infinity makes the mean that infinity and the variance NaN. A time
+/// that is NaN, infinite or earlier than the previous one is an `Err` and
+/// changes nothing.
+///
+/// # Equality and serialization
+///
+/// Equal when the span, the options, the time of the latest push and the
+/// samples in order are equal. Serialized as `{"span", "last_time",
+/// "times", "values", "nan_policy", "min_periods"}`; on the way in the
+/// times must be finite, in order, no later than `last_time` and inside
+/// its span, and the statistics are recomputed.
+///
+/// # Example
+///
+/// ```
+/// use momenta::TimeWindow;
+///
+/// // The last 5 seconds of a sensor that reports irregularly.
+/// let mut w = TimeWindow::new(5.0)?;
+/// w.push_at(0.0, 10.0)?;
+/// w.push_at(1.5, 12.0)?;
+/// w.push_at(4.0, 14.0)?;
+/// assert_eq!(w.mean(), Some(12.0));
+/// w.push_at(5.0, 20.0)?; // the sample at 0.0 leaves: (0, 5]
+/// assert_eq!(w.len(), 3);
+/// assert_eq!((w.min(), w.max()), (Some(12.0), Some(20.0)));
+/// assert!(w.push_at(4.5, 1.0).is_err()); // time went backwards
+/// assert_eq!(w.len(), 3);
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Deserialize),
+    serde(
+        try_from = "TimeWindowState<F>",
+        bound = "F: Float + serde::de::DeserializeOwned"
+    )
+)]
+pub struct TimeWindow<F> {
+    span: f64,
+    /// `(time, value)`, oldest first.
+    samples: VecDeque<(f64, F)>,
+    /// The time of the latest push, which may have left the window.
+    last_time: Option<f64>,
+    non_finite: NonFinite,
+    /// Statistics of the finite values in the window.
+    total: ShiftedMoments<F>,
+    /// Statistics of the finite values pushed since the last refresh.
+    fresh: ShiftedMoments<F>,
+    /// The samples at the front that predate the last refresh: in `total`,
+    /// not in `fresh`. When the last of them has left, `fresh` holds
+    /// exactly the window and takes over.
+    stale: usize,
+    /// The shift of `total` is no longer a value that stays: move it onto
+    /// the next finite value pushed.
+    rebase_pending: bool,
+    extrema: Extrema<F>,
+    /// Samples pushed since the last reset: the next sample's number.
+    pushed: u64,
+    policy: Policy,
+}
+
+impl<F: Float> TimeWindow<F> {
+    /// An empty window over the last `span` of time (in the unit of the
+    /// times given to [`push_at`](Self::push_at)).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// when `span` is not positive (0, negative or NaN). `+∞` is allowed:
+    /// nothing ever leaves.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// assert_eq!(TimeWindow::<f64>::new(60.0)?.span(), 60.0);
+    /// assert_eq!(
+    ///     TimeWindow::<f64>::new(0.0).unwrap_err().to_string(),
+    ///     "span must be positive, got 0"
+    /// );
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn new(span: f64) -> Result<Self, Error> {
+        if span.is_nan() || span <= 0.0 {
+            return Err(Error::parameter("span", span, "positive"));
+        }
+        Ok(Self {
+            span,
+            samples: VecDeque::new(),
+            last_time: None,
+            non_finite: NonFinite::default(),
+            total: ShiftedMoments::default(),
+            fresh: ShiftedMoments::default(),
+            stale: 0,
+            rebase_pending: false,
+            extrema: Extrema::default(),
+            pushed: 0,
+            policy: Policy::default(),
+        })
+    }
+
+    /// Skips NaN values instead of propagating them ([`NanPolicy`]), as
+    /// pandas' `rolling("5s")` does.
+    ///
+    /// ```
+    /// use momenta::{NanPolicy, TimeWindow};
+    /// let mut w = TimeWindow::new(10.0)?.with_nan_policy(NanPolicy::Skip);
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(1.0, f64::NAN)?;
+    /// w.push_at(2.0, 3.0)?;
+    /// assert_eq!(w.mean(), Some(2.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.policy.nan = policy;
+        self
+    }
+
+    /// Holds every statistic back (`None`) until the window holds
+    /// `min_periods` samples that count — every sample, or the non-NaN
+    /// ones under [`NanPolicy::Skip`] — as pandas' `min_periods`. The
+    /// default is 1, pandas' default for time windows; 0 acts as 1.
+    ///
+    /// # Errors
+    ///
+    /// None: any count can be reached. The `Result` keeps the signature of
+    /// the count windows' `with_min_periods`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(3.0)?.with_min_periods(2)?;
+    /// w.push_at(0.0, 4.0)?;
+    /// assert_eq!(w.mean(), None);
+    /// w.push_at(1.0, 6.0)?;
+    /// assert_eq!(w.mean(), Some(5.0));
+    /// w.push_at(10.0, 1.0)?; // a gap: one sample in the window
+    /// assert_eq!(w.mean(), None);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
+        self.policy = self.policy.with_min_periods(min_periods, None)?;
+        Ok(self)
+    }
+
+    /// Whether the window holds enough samples for its statistics (see
+    /// [`with_min_periods`](Self::with_min_periods)).
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(1.0)?;
+    /// assert!(!w.is_ready());
+    /// w.push_at(0.0, 2.0)?;
+    /// assert!(w.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.policy.ready(self.counted())
+    }
+
+    /// The samples the statistics are computed from.
+    fn counted(&self) -> usize {
+        self.policy.counted(self.samples.len(), self.non_finite.nan)
+    }
+
+    /// Adds the sample `x` taken at time `t`; samples at or before
+    /// `t − span` leave. Amortized O(1), plus an O(window) recomputation
+    /// after a cancellation, as in [`MovingVariance`](crate::MovingVariance).
+    ///
+    /// Returns nothing on success: the window offers several statistics,
+    /// so none is singled out.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `time` when `t` is NaN or infinite, or earlier than the time
+    /// of the previous push; the window is then unchanged.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(2.0)?;
+    /// w.push_at(1.0, 5.0)?;
+    /// w.push_at(1.0, 7.0)?; // equal times are fine
+    /// assert_eq!(w.mean(), Some(6.0));
+    /// assert!(w.push_at(f64::NAN, 1.0).is_err());
+    /// assert!(w.push_at(0.5, 1.0).is_err());
+    /// w.push_at(3.0, 9.0)?; // (1, 3]: both samples at 1.0 leave
+    /// assert_eq!(w.mean(), Some(9.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn push_at(&mut self, t: f64, x: F) -> Result<(), Error> {
+        if !t.is_finite() {
+            return Err(Error::parameter("time", t, "finite"));
+        }
+        if self.last_time.is_some_and(|last| t < last) {
+            return Err(Error::parameter(
+                "time",
+                t,
+                "at least the time of the previous sample",
+            ));
+        }
+        self.last_time = Some(t);
+        self.evict(t);
+        let seq = self.pushed;
+        self.pushed += 1;
+        self.samples.push_back((t, x));
+        let finite = x.is_finite();
+        if finite {
+            self.total.add(x);
+            self.fresh.add_fresh(x);
+        } else {
+            *self.non_finite.slot(x) += 1;
+        }
+        if !x.is_nan() {
+            self.extrema.push(seq, x);
+        }
+        if self.rebase_pending && finite {
+            self.total.rebase(x);
+            self.rebase_pending = false;
+        }
+        if self.total.needs_rebuild() {
+            self.rebuild(finite);
+        }
+        Ok(())
+    }
+
+    /// Drops the samples at or before `t − span`.
+    fn evict(&mut self, t: f64) {
+        while let Some(&(old_t, old)) = self.samples.front() {
+            if t - old_t < self.span {
+                break;
+            }
+            if self.stale == 0 {
+                // Every sample in the window came after the last refresh,
+                // so `fresh` holds exactly them: it takes over, and its
+                // shift (taken from the oldest) must move.
+                self.total = core::mem::take(&mut self.fresh);
+                self.stale = self.samples.len();
+                self.rebase_pending = true;
+            }
+            self.samples.pop_front();
+            self.stale -= 1;
+            if old.is_finite() {
+                self.total.remove(old);
+            } else {
+                *self.non_finite.slot(old) -= 1;
+            }
+        }
+        self.extrema
+            .evict_before(self.pushed - self.samples.len() as u64);
+    }
+
+    /// Recomputes the statistics of the window from its values.
+    #[cold]
+    #[inline(never)]
+    fn rebuild(&mut self, newest_is_finite: bool) {
+        let samples = &self.samples;
+        self.total
+            .rebuild(|| samples.iter().map(|s| s.1).filter(|x| x.is_finite()));
+        // The rebuilt shift is the newest finite value; if that is not the
+        // sample just pushed it may be one that leaves before the next
+        // refresh.
+        self.rebase_pending = !newest_is_finite;
+    }
+
+    /// The mean of the samples in the window: `None` until
+    /// [ready](Self::is_ready); NaN while a NaN counts, an infinity while
+    /// only that infinity is there.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(3.0, 2.0)?;
+    /// assert_eq!(w.mean(), Some(1.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<F> {
+        self.is_ready().then(|| {
+            self.non_finite
+                .mean(self.policy.skips_nan())
+                .unwrap_or_else(|| self.total.sum().mean())
+        })
+    }
+
+    /// Σ(x − x̄)² / `divisor`, NaN while a non-finite value counts.
+    fn variance(&self, divisor: usize) -> F {
+        if self.non_finite.is_empty(self.policy.skips_nan()) {
+            self.total.variance(F::from_count(divisor as u64))
+        } else {
+            F::nan()
+        }
+    }
+
+    /// The population variance Σ(x − x̄)²/n of the window: `None` until
+    /// ready. Never negative.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(1.0, 3.0)?;
+    /// assert_eq!(w.population_variance(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn population_variance(&self) -> Option<F> {
+        let n = self.counted();
+        (n > 0 && self.is_ready()).then(|| self.variance(n))
+    }
+
+    /// The sample variance Σ(x − x̄)²/(n − 1) of the window (pandas'
+    /// `.var()`): `None` until ready and below two samples. Never
+    /// negative.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// assert_eq!(w.sample_variance(), None);
+    /// w.push_at(1.0, 3.0)?;
+    /// assert_eq!(w.sample_variance(), Some(2.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sample_variance(&self) -> Option<F> {
+        let n = self.counted();
+        (n > 1 && self.is_ready()).then(|| self.variance(n - 1))
+    }
+
+    /// The population standard deviation, √(population variance).
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(1.0, 3.0)?;
+    /// assert_eq!(w.population_std_dev(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn population_std_dev(&self) -> Option<F> {
+        self.population_variance().map(F::sqrt)
+    }
+
+    /// The sample standard deviation, √(sample variance) (pandas'
+    /// `.std()`).
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// for (t, x) in [(0.0, 0.0), (1.0, 4.0), (2.0, 8.0)] {
+    ///     w.push_at(t, x)?;
+    /// }
+    /// assert_eq!(w.sample_std_dev(), Some(4.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sample_std_dev(&self) -> Option<F> {
+        self.sample_variance().map(F::sqrt)
+    }
+
+    /// Whether a NaN in the window makes the statistics NaN.
+    fn nan_counts(&self) -> bool {
+        self.non_finite.nan > 0 && !self.policy.skips_nan()
+    }
+
+    /// The least value in the window: `None` until ready, `Some(NaN)`
+    /// while a NaN counts.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(2.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(1.0, 5.0)?;
+    /// w.push_at(2.0, 3.0)?;
+    /// assert_eq!(w.min(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn min(&self) -> Option<F> {
+        Extreme::Min.of(&self.extrema, self.is_ready(), self.nan_counts())
+    }
+
+    /// The greatest value in the window: `None` until ready, `Some(NaN)`
+    /// while a NaN counts.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(2.0)?;
+    /// w.push_at(0.0, 9.0)?;
+    /// w.push_at(1.0, 5.0)?;
+    /// assert_eq!(w.max(), Some(9.0));
+    /// w.push_at(2.0, 3.0)?;
+    /// assert_eq!(w.max(), Some(5.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max(&self) -> Option<F> {
+        Extreme::Max.of(&self.extrema, self.is_ready(), self.nan_counts())
+    }
+
+    /// `max − min` over the window: `None` until ready, `Some(NaN)` while
+    /// a NaN counts.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(5.0)?;
+    /// w.push_at(0.0, -1.0)?;
+    /// w.push_at(1.0, 2.0)?;
+    /// assert_eq!(w.range(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn range(&self) -> Option<F> {
+        Extreme::Range.of(&self.extrema, self.is_ready(), self.nan_counts())
+    }
+
+    /// The number of samples in the window.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(1.0)?;
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(0.5, 1.0)?;
+    /// w.push_at(1.2, 1.0)?;
+    /// assert_eq!(w.len(), 2);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether the window holds no sample.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(1.0)?;
+    /// assert!(w.is_empty());
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(5.0, 1.0)?;
+    /// assert!(!w.is_empty());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
+    }
+
+    /// The span given to [`new`](Self::new).
+    ///
+    /// ```
+    /// assert_eq!(momenta::TimeWindow::<f32>::new(0.25)?.span(), 0.25);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn span(&self) -> f64 {
+        self.span
+    }
+
+    /// The time of the latest push, `None` before the first (or after a
+    /// reset). The next time must not be earlier.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(1.0)?;
+    /// assert_eq!(w.last_time(), None);
+    /// w.push_at(7.0, 1.0)?;
+    /// assert_eq!(w.last_time(), Some(7.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn last_time(&self) -> Option<f64> {
+        self.last_time
+    }
+
+    /// Forgets every sample and the last time; the span and options stay.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(1.0)?;
+    /// w.push_at(5.0, 1.0)?;
+    /// w.reset();
+    /// assert_eq!(w.mean(), None);
+    /// w.push_at(0.0, 2.0)?; // time may start again
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.samples.clear();
+        self.last_time = None;
+        self.non_finite = NonFinite::default();
+        self.total = ShiftedMoments::default();
+        self.fresh = ShiftedMoments::default();
+        self.stale = 0;
+        self.rebase_pending = false;
+        self.extrema.clear();
+        self.pushed = 0;
+    }
+
+    /// The samples in the window as `(time, value)`, oldest first.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(2.0)?;
+    /// for (t, x) in [(0.0, 1.0), (1.0, 2.0), (2.5, 3.0)] {
+    ///     w.push_at(t, x)?;
+    /// }
+    /// assert!(w.iter().eq([(1.0, 2.0), (2.5, 3.0)]));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (f64, F)> + '_ {
+        self.samples.iter().copied()
+    }
+}
+
+impl<F: Float> PartialEq for TimeWindow<F> {
+    /// Equal when the spans, options and last times are equal and the
+    /// windows hold the same samples in the same order.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut a = TimeWindow::new(1.0)?;
+    /// let mut b = TimeWindow::new(1.0)?;
+    /// a.push_at(0.0, 9.0)?;
+    /// a.push_at(2.0, 1.0)?;
+    /// b.push_at(2.0, 1.0)?;
+    /// assert_eq!(a, b);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.span == other.span
+            && self.policy == other.policy
+            && self.last_time == other.last_time
+            && self.samples == other.samples
+    }
+}
+
+/// A time window as serialized.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeWindowState<F> {
+    span: f64,
+    last_time: Option<f64>,
+    times: alloc::vec::Vec<f64>,
+    values: alloc::vec::Vec<F>,
+    #[serde(default)]
+    nan_policy: NanPolicy,
+    #[serde(default = "super::policy::default_min_periods")]
+    min_periods: usize,
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
+    type Error = Error;
+
+    fn try_from(state: TimeWindowState<F>) -> Result<Self, Error> {
+        let mut w = Self::new(state.span)?
+            .with_nan_policy(state.nan_policy)
+            .with_min_periods(state.min_periods)?;
+        if state.times.len() != state.values.len() {
+            return Err(Error::state(alloc::format!(
+                "{} times for {} values",
+                state.times.len(),
+                state.values.len()
+            )));
+        }
+        let last = match (state.last_time, state.times.last()) {
+            (None, None) => return Ok(w),
+            (Some(last), _) => last,
+            (None, Some(_)) => return Err(Error::state("samples without a last time")),
+        };
+        for (&t, x) in state.times.iter().zip(state.values) {
+            if last - t >= state.span || t > last || t.is_nan() {
+                return Err(Error::state(alloc::format!(
+                    "a sample at {t} is outside the span {} before {last}",
+                    state.span
+                )));
+            }
+            w.push_at(t, x)
+                .map_err(|e| Error::state(alloc::format!("{e}")))?;
+        }
+        w.push_at_time_only(last)?;
+        Ok(w)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> TimeWindow<F> {
+    /// Sets the last time without a sample (restoring state).
+    fn push_at_time_only(&mut self, t: f64) -> Result<(), Error> {
+        if !t.is_finite() || self.last_time.is_some_and(|last| t < last) {
+            return Err(Error::state(alloc::format!(
+                "last time {t} is not finite or before a sample"
+            )));
+        }
+        self.last_time = Some(t);
+        Ok(())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float + serde::Serialize> serde::Serialize for TimeWindow<F> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        use serde::ser::SerializeStruct;
+
+        /// One column of the samples, oldest first, without copying.
+        struct Column<'a, F, T>(&'a VecDeque<(f64, F)>, fn(&(f64, F)) -> T);
+
+        impl<F, T: serde::Serialize> serde::Serialize for Column<'_, F, T> {
+            fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+                serializer.collect_seq(self.0.iter().map(self.1))
+            }
+        }
+
+        let mut state = serializer.serialize_struct("TimeWindowState", 6)?;
+        state.serialize_field("span", &self.span)?;
+        state.serialize_field("last_time", &self.last_time)?;
+        state.serialize_field("times", &Column(&self.samples, |s| s.0))?;
+        state.serialize_field("values", &Column(&self.samples, |s| s.1))?;
+        state.serialize_field("nan_policy", &self.policy.nan)?;
+        state.serialize_field("min_periods", &self.policy.min_periods)?;
+        state.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::two_pass;
+    use alloc::vec::Vec;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn auto_traits() {
+        assert_send_sync::<TimeWindow<f32>>();
+        assert_send_sync::<TimeWindow<f64>>();
+    }
+
+    #[test]
+    fn refreshes_keep_total_equal_to_a_recomputation() {
+        // Irregular times, a burst, gaps; outliers entering and leaving.
+        let mut w = TimeWindow::<f64>::new(10.0).unwrap();
+        let mut t = 0.0;
+        let mut all: Vec<(f64, f64)> = Vec::new();
+        for i in 0..5000_u32 {
+            t += f64::from((i * 7919) % 13) * 0.25 + if i % 500 == 0 { 30.0 } else { 0.0 };
+            let x = if i % 97 == 0 {
+                1e9
+            } else {
+                f64::from(i % 17) * 0.125
+            };
+            w.push_at(t, x).unwrap();
+            all.push((t, x));
+            let inside: Vec<f64> = all.iter().filter(|s| t - s.0 < 10.0).map(|s| s.1).collect();
+            assert_eq!(w.len(), inside.len());
+            let (mean, m2) = two_pass(&inside);
+            let max = inside.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+            assert!((w.mean().unwrap() - mean).abs() <= 4.0 * f64::EPSILON * max);
+            let pop = w.population_variance().unwrap();
+            let want = m2 / inside.len() as f64;
+            assert!(
+                (pop - want).abs() <= 1e-12 * want.max(1e-300) + 1e-30,
+                "{i}: {pop} {want}"
+            );
+            assert!(w.stale <= w.len());
+        }
+    }
+}
