@@ -122,6 +122,12 @@
 //!   slice. The [`Error`]'s message names the value and the rule.
 //! - **Restored state is validated**: deserializing a negative M2, a count of
 //!   0 with a mean, or channel vectors of unequal length fails.
+//! - **`==` compares state, not statistics.** Two accumulators are equal
+//!   when every later push and merge gives both the same bits; a
+//!   `to_parts`/`from_parts` round trip or a checkpoint keeps them equal.
+//!   Two routes to the same data — a merge of shards and the whole, say —
+//!   usually keep different shifts and differ in the last bits, so they
+//!   compare unequal: compare their statistics, with a tolerance.
 //!
 //! # Input policy
 //!
