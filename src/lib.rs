@@ -196,7 +196,7 @@ mod test_support;
 pub use accumulator::{Accumulator, Merge};
 pub use cumulative::{Mean, MeanParts, Variance, VarianceParts};
 pub use error::{Error, ErrorKind};
-pub use exponential::{Ema, EwVariance, Momentum};
+pub use exponential::{Ema, EwCovariance, EwVariance, Momentum, NanPolicy};
 pub use float::Float;
 pub use windows::{MovingAverage, MovingVariance};
 
