@@ -11,6 +11,10 @@
 //! | statistics of a huge slice on every core | [`Variance::par_from_slice`], [`Mean::par_from_slice`] |
 //! | smooth a signal, recent values weigh more | [`Ema`] |
 //! | a smoothed signal with a ±σ band | [`EwVariance`] |
+//! | how unusual is a new reading, against a smoothed band | [`EwVariance::z_score`] |
+//! | smoothed covariance and correlation of two signals | [`EwCovariance`] |
+//! | sensor readings at irregular times, a half-life in seconds | [`EwVariance::push_at`] with [`Momentum::from_half_life`] |
+//! | pandas' `ewm(adjust=True)`, `ignore_na`, `min_periods` | [`EwVariance::adjusted`], [`NanPolicy`], [`EwVariance::with_min_periods`] |
 //! | average of the last *n* samples (a moving-average filter) | [`MovingAverage`] |
 //! | mean and variance of the last *n* samples | [`MovingVariance`] |
 //! | BatchNorm batch and running statistics, synchronized BN | [`batchnorm`] |
@@ -130,6 +134,10 @@
 //! | window `usize::MAX` | works; memory grows only with the values pushed |
 //! | momentum < 0, > 1, NaN or ±∞ | `Err` ([`ErrorKind::InvalidParameter`], naming `momentum`) |
 //! | a non-finite initial value for [`Ema::with_initial`] | `Err` |
+//! | NaN into an exponential statistic with [`NanPolicy::Ignore`] or [`NanPolicy::Gap`] | skipped (`Gap`: the older values decay over it); ±∞ still propagates |
+//! | time that goes backwards, NaN or ±∞ in `push_at`; a negative or NaN step in `push_after` | `Err` ([`ErrorKind::InvalidParameter`], naming `time` or `elapsed time`); nothing changes |
+//! | a time step of 0 / of +∞ | recursive weights: the value gets weight 0 / replaces the state; adjusted: weighs as the previous value / replaces the state |
+//! | a gap that leaves the past no weight | unbiased variance, covariance and z-score `None` until a second value carries weight |
 //! | eps < 0, NaN or ∞; cuDNN eps below 1e-5 | `Err` |
 //! | a tensor with no images or no channels | valid and empty: per-channel values read NaN; a running update from it is an `Err` |
 //! | a layout whose size overflows `usize`, or a slice of the wrong length | `Err` ([`ErrorKind::Overflow`], [`ErrorKind::LengthMismatch`]) |

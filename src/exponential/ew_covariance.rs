@@ -42,7 +42,7 @@ use crate::{Error, Float, Momentum};
 /// let mut c = EwCovariance::new(Momentum::Factor(0.5))?;
 /// c.extend([(1.0, 2.0), (3.0, 6.0), (2.0, 4.0)]);
 /// // y = 2x exactly: the correlation is 1 and cov = 2·var_x.
-/// assert!((c.correlation().unwrap() - 1.0).abs() < 1e-15);
+/// assert!((c.correlation().unwrap() - 1.0_f64).abs() < 1e-15);
 /// assert_eq!(c.covariance(), Some(2.0 * c.variance_x().unwrap()));
 /// # Ok::<(), momenta::Error>(())
 /// ```
@@ -108,7 +108,7 @@ impl<F: Float> EwCovariance<F> {
     /// let mut c = EwCovariance::adjusted(Momentum::Factor(0.5))?;
     /// c.push(1.0, 1.0);
     /// c.push(4.0, 0.0);
-    /// assert!((c.covariance().unwrap() + 2.0 / 3.0).abs() < 1e-15);
+    /// assert!((c.covariance().unwrap() + 2.0_f64 / 3.0).abs() < 1e-15);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn adjusted(momentum: Momentum<F>) -> Result<Self, Error> {
@@ -197,7 +197,7 @@ impl<F: Float> EwCovariance<F> {
     /// let mut c = EwCovariance::new(Momentum::from_half_life(5.0)?)?;
     /// c.push_after(0.0, 1.0, 1.0)?;
     /// c.push_after(5.0, 3.0, -1.0)?; // weights ½, ½
-    /// assert!((c.covariance().unwrap() + 1.0).abs() < 1e-15);
+    /// assert!((c.covariance().unwrap() + 1.0_f64).abs() < 1e-15);
     /// assert!(c.push_after(-1.0, 0.0, 0.0).is_err());
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -385,7 +385,7 @@ impl<F: Float> EwCovariance<F> {
     /// use momenta::{EwCovariance, Momentum};
     /// let mut c = EwCovariance::new(Momentum::Factor(0.25))?;
     /// c.extend([(1.0, -1.0), (2.0, -2.0), (0.0, 0.0)]);
-    /// assert!((c.correlation().unwrap() + 1.0).abs() < 1e-15);
+    /// assert!((c.correlation().unwrap() + 1.0_f64).abs() < 1e-15);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -504,7 +504,8 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
             ));
         }
         // Cauchy–Schwarz, with room for rounding.
-        let bound = (s.variance_x * s.variance_y).sqrt();
+        // (A product of the two square roots cannot underflow to 0.)
+        let bound = s.variance_x.sqrt() * s.variance_y.sqrt();
         if s.covariance.abs() > bound * (F::one() + F::from_f64(1e-6)) + F::min_positive_value() {
             return Err(Error::state(format!(
                 "|covariance| {} exceeds √(variance_x·variance_y) = {bound}",

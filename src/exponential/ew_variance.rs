@@ -91,7 +91,7 @@ use crate::{Error, Float, Momentum};
 ///     ew.push(0.3);
 /// }
 /// // The mean settles at 0.2 ± 0.1/3, the variance at (8/9)·0.1².
-/// assert!((ew.mean().unwrap() - 0.7 / 3.0).abs() < 1e-15);
+/// assert!((ew.mean().unwrap() - 0.7_f64 / 3.0).abs() < 1e-15);
 /// assert!((ew.variance().unwrap() / (0.08 / 9.0) - 1.0).abs() < 1e-12);
 /// # Ok::<(), momenta::Error>(())
 /// ```
@@ -268,15 +268,16 @@ impl<F: Float> EwVariance<F> {
     ///
     /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
     /// naming `elapsed time` when `dt` is negative or NaN (+∞ is allowed: it
-    /// forgets the past). An error changes nothing.
+    /// forgets the past, and moves a clock set by `push_at` to +∞, after
+    /// which `push_at` fails until a reset). An error changes nothing.
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
     /// let mut ew = EwVariance::new(Momentum::from_half_life(10.0)?)?;
     /// ew.push_after(0.0, 1.0)?;
     /// ew.push_after(10.0, 3.0)?; // one half-life: weights 1/2 and 1/2
-    /// assert!((ew.mean().unwrap() - 2.0).abs() < 1e-15);
-    /// assert!((ew.variance().unwrap() - 1.0).abs() < 1e-15);
+    /// assert!((ew.mean().unwrap() - 2.0_f64).abs() < 1e-15);
+    /// assert!((ew.variance().unwrap() - 1.0_f64).abs() < 1e-15);
     /// assert!(ew.push_after(f64::NAN, 3.0).is_err());
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -306,7 +307,7 @@ impl<F: Float> EwVariance<F> {
     ///     ew.push_at(t, x)?;
     /// }
     /// // 93 s later the old readings keep 2^(−93/30) ≈ 12 % of the weight.
-    /// assert!((ew.mean().unwrap() - 22.7).abs() < 0.1);
+    /// assert!((ew.mean().unwrap() - 22.7_f64).abs() < 0.1);
     /// assert!(ew.push_at(90.0, 21.0).is_err());
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -378,7 +379,7 @@ impl<F: Float> EwVariance<F> {
     /// for t in 0..100 {
     ///     ew.push_at(f64::from(t), 1.0)?;
     /// }
-    /// assert!((ew.effective_count().unwrap() - 3.0).abs() < 1e-12); // (2 − ½)/½
+    /// assert!((ew.effective_count().unwrap() - 3.0_f64).abs() < 1e-12); // (2 − ½)/½
     /// ew.push_at(200.0, 1.0)?; // 100 half-lives later
     /// assert_eq!(ew.effective_count(), Some(1.0));
     /// # Ok::<(), momenta::Error>(())

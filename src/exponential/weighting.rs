@@ -44,6 +44,14 @@ use crate::{Error, Float, Momentum};
 /// siblings) elapsed time always counts, so `Ignore` and `Gap` agree there:
 /// the next value's step covers the time since the last value.
 ///
+/// Under `Gap`, the value after a run of k NaN weighs as pandas has it:
+/// with adjusted weights ([`EwVariance::adjusted`](crate::EwVariance::adjusted))
+/// the past decays by βᵏ⁺¹, exactly as a time step of k + 1; with
+/// recursive weights the past's β^(k+1) is set against the new value's α
+/// and the two renormalised (pandas' `ignore_na=False` rule), while a time
+/// step Δt gives the new value 1 − β^Δt (polars' and pandas' `times=`
+/// rule). The two recursive rules agree when there is no gap.
+///
 /// # Example
 ///
 /// ```
@@ -60,8 +68,9 @@ use crate::{Error, Float, Momentum};
 /// }
 /// assert!(propagate.value().unwrap().is_nan());
 /// assert_eq!(ignore.value(), Some(6.0)); // 4 and 8, weights 1/2 and 1/2
-/// // The gap decays 4 twice: weights 1/4 and 1/2, normalised: 4/3·(1 + 2·2).
-/// assert_eq!(gap.value(), Some(4.0 * (0.25 + 0.5 * 2.0) / 0.75));
+/// // The gap decays 4 over two steps: weights 1/4 and 1/2, normalised:
+/// // (4/4 + 8/2)/(3/4) = 20/3.
+/// assert!((gap.value().unwrap() - 20.0_f64 / 3.0).abs() < 1e-15);
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -213,7 +222,8 @@ impl<F: Float> Weighting<F> {
         if beta == F::zero() {
             return self.seed();
         }
-        self.squares = beta * beta * self.squares + alpha * alpha;
+        // β² + α² ≤ 1 when α + β = 1; rounding must not take it past.
+        self.squares = (beta * beta * self.squares + alpha * alpha).min(F::one());
         Step::Blend(alpha, beta)
     }
 
@@ -352,8 +362,11 @@ impl<F: Float> Weighting<F> {
                 w.total
             )));
         }
-        if let Some(t) = w.clock.filter(|t| !t.is_finite()) {
-            return Err(Error::state(format!("the clock must be finite, got {t}")));
+        // +∞ is reachable: `push_after(+∞)` moves a set clock there.
+        if let Some(t) = w.clock.filter(|t| t.is_nan() || *t == F::neg_infinity()) {
+            return Err(Error::state(format!(
+                "the clock must be a number below +∞ or +∞ itself, got {t}"
+            )));
         }
         Ok(w)
     }

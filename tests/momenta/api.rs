@@ -4,8 +4,8 @@
 
 use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, Normalizer, RunningStats};
 use momenta::{
-    Accumulator, Ema, Error, EwVariance, Mean, MeanParts, Merge, Momentum, MovingAverage,
-    MovingVariance, Variance, VarianceParts,
+    Accumulator, Ema, Error, EwCovariance, EwVariance, Mean, MeanParts, Merge, Momentum,
+    MovingAverage, MovingVariance, NanPolicy, Variance, VarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -18,6 +18,10 @@ fn every_type_is_send_sync_clone_debug() {
     shared::<Variance<f64>>();
     shared::<Ema<f64>>();
     shared::<EwVariance<f32>>();
+    shared::<EwCovariance<f64>>();
+    shared::<NanPolicy>();
+    fn pairs<T: Extend<(f64, f64)> + for<'a> Extend<&'a (f64, f64)>>() {}
+    pairs::<EwCovariance<f64>>();
     shared::<MovingAverage<f64>>();
     shared::<MovingVariance<f64>>();
     shared::<Momentum<f64>>();

@@ -1346,3 +1346,23 @@ mod checkpoints {
         }
     }
 }
+
+#[cfg(feature = "serde")]
+#[test]
+fn the_fuzz_seeds_restore() {
+    let c: EwCovariance<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ew_covariance.json"
+    ))
+    .unwrap();
+    assert_eq!(c.correlation(), Some(1.0));
+    let ew: EwVariance<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ew_variance_timed.json"
+    ))
+    .unwrap();
+    assert_eq!((ew.is_adjusted(), ew.nan_policy()), (true, NanPolicy::Gap));
+    let e: Ema<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ema_adjusted.json"
+    ))
+    .unwrap();
+    assert_eq!(e.value(), Some(2.5));
+}
