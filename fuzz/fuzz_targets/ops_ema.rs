@@ -122,16 +122,15 @@ impl State {
     /// Applies a timed push to all three, checking that each accepts or
     /// rejects it as the clock says, and that a rejection changes nothing.
     fn timed(&mut self, valid: bool, x: f64, push: impl Fn(&mut Self) -> [bool; 3]) {
-        let before = (self.ema.clone(), self.ew.clone(), self.cov.clone());
+        // Debug text, which compares NaN fields as equal.
+        let snapshot = |s: &Self| format!("{:?} {:?} {:?}", s.ema, s.ew, s.cov);
+        let before = snapshot(self);
         let ok = push(self);
         assert_eq!(ok, [valid; 3], "timed push accepted {ok:?}, expected {valid}");
         if valid {
             self.feed(x);
         } else {
-            assert!(
-                self.ema == before.0 && self.ew == before.1 && self.cov == before.2,
-                "a rejected timed push changed the state"
-            );
+            assert_eq!(snapshot(self), before, "a rejected timed push changed the state");
         }
     }
 
