@@ -211,7 +211,7 @@ impl<F: Float> Ema<F> {
     /// ```
     #[must_use]
     pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
-        self.weights.nan = policy;
+        self.weights.set_nan(policy);
         self
     }
 

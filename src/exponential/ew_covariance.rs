@@ -130,7 +130,7 @@ impl<F: Float> EwCovariance<F> {
     /// ```
     #[must_use]
     pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
-        self.weights.nan = policy;
+        self.weights.set_nan(policy);
         self
     }
 
@@ -245,6 +245,7 @@ impl<F: Float> EwCovariance<F> {
                 self.cov = F::zero();
             }
             Step::Blend(alpha, beta) => {
+                self.weights.track_squares(alpha, beta);
                 let (dx, incr_x) = self.x.blend(x, alpha, beta);
                 let (dy, incr_y) = self.y.blend(y, alpha, beta);
                 self.var_x = beta * (self.var_x + dx * incr_x);

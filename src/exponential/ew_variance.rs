@@ -178,7 +178,7 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
-        self.weights.nan = policy;
+        self.weights.set_nan(policy);
         self
     }
 
@@ -331,6 +331,7 @@ impl<F: Float> EwVariance<F> {
                 self.var = F::zero();
             }
             Step::Blend(alpha, beta) => {
+                self.weights.track_squares(alpha, beta);
                 let (diff, incr) = self.mean.blend(x, alpha, beta);
                 self.var = beta * (self.var + diff * incr);
             }

@@ -121,7 +121,8 @@ pub(crate) struct Weighting<F> {
     pub(crate) primed: bool,
     /// `W`, the total weight (adjusted weighting; 1 otherwise).
     pub(crate) total: F,
-    /// `r = Σw̃²`, the sum of the squared normalised weights.
+    /// `r = Σw̃²`, the sum of the squared normalised weights (not followed
+    /// by `Ema`, which reads no statistic of it).
     pub(crate) squares: F,
     /// The decay of gaps since the last value, not yet applied.
     pub(crate) pending: F,
@@ -130,6 +131,9 @@ pub(crate) struct Weighting<F> {
     /// Whether a time step other than one unit was ever taken (then the
     /// weights follow no closed form of the count).
     pub(crate) timed: bool,
+    /// log₂ of the decay per unit of time (derived from the momentum), so
+    /// that a time step costs one `exp2`.
+    log2_decay: F,
 }
 
 impl<F: Float> Weighting<F> {
@@ -148,7 +152,13 @@ impl<F: Float> Weighting<F> {
             pending: F::one(),
             clock: None,
             timed: false,
+            log2_decay: momentum.decay(1).log2(),
         })
+    }
+
+    /// Sets the NaN policy.
+    pub(crate) fn set_nan(&mut self, policy: NanPolicy) {
+        self.nan = policy;
     }
 
     /// Back to the state `new` made, keeping the options.
@@ -176,8 +186,23 @@ impl<F: Float> Weighting<F> {
         match (self.momentum, elapsed) {
             (Momentum::Cumulative, _) => F::one(),
             (m, Elapsed::Sample) => m.decay(1),
-            (m, Elapsed::Time(dt)) if dt == F::one() => m.decay(1),
-            (m, Elapsed::Time(dt)) => m.decay(1).powf(dt),
+            (m, Elapsed::Time(dt)) => {
+                if dt == F::one() {
+                    m.decay(1)
+                } else if dt == F::zero() {
+                    // 0·log₂ 0 would be NaN.
+                    F::one()
+                } else if dt.is_infinite() {
+                    // ∞·log₂ 1 would be NaN.
+                    if m.decay(1) == F::one() {
+                        F::one()
+                    } else {
+                        F::zero()
+                    }
+                } else {
+                    (dt * self.log2_decay).exp2()
+                }
+            }
         }
     }
 
@@ -222,11 +247,22 @@ impl<F: Float> Weighting<F> {
         if beta == F::zero() {
             return self.seed();
         }
-        // β² + α² ≤ 1 when α + β = 1; rounding must not take it past.
-        self.squares = (beta * beta * self.squares + alpha * alpha).min(F::one());
         Step::Blend(alpha, beta)
     }
 
+    /// Follows `r = Σw̃²` through a blend with weights `(α, β)`: the
+    /// statistics that read it (the unbiased ones, the effective count)
+    /// call this; `Ema` does not, and keeps its one dependency chain.
+    ///
+    /// `r` stays ≤ 1 in floating point too: β²·r + α² ≤ 1 − 2αβ, and when
+    /// αβ is too small for that margin to survive rounding, the smaller
+    /// weight's square is below half an ulp of the larger's (≤ 1).
+    #[inline]
+    pub(crate) fn track_squares(&mut self, alpha: F, beta: F) {
+        self.squares = beta * beta * self.squares + alpha * alpha;
+    }
+
+    #[inline]
     fn seed(&mut self) -> Step<F> {
         self.primed = true;
         self.total = F::one();
@@ -332,6 +368,7 @@ impl<F: Float> Weighting<F> {
             pending: s.pending.unwrap_or_else(F::one),
             clock: s.clock,
             timed: s.timed,
+            log2_decay: momentum.decay(1).log2(),
         };
         if !(w.squares > F::zero() && w.squares <= F::one()) {
             return Err(Error::state(format!(
