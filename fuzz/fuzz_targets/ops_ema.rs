@@ -216,16 +216,18 @@ impl State {
         assert_eq!(n, self.seen.count, "Ema count is not the number of values");
         assert_eq!(self.ew.count(), n, "EwVariance count differs");
         assert_eq!(self.cov.count(), n, "EwCovariance count differs");
-        let bits = |v: Option<f64>| v.map(f64::to_bits);
-        assert_eq!(
-            bits(self.cov.covariance()),
-            bits(self.ew.variance()),
-            "cov(x, x) is not var(x)"
+        // Bit for bit, any NaN being the same (payloads may differ).
+        assert!(
+            self.cov.covariance().same(self.ew.variance()),
+            "cov(x, x) {:?} is not var(x) {:?}",
+            self.cov.covariance(),
+            self.ew.variance()
         );
-        assert_eq!(bits(self.cov.mean_y()), bits(self.ew.mean()));
-        assert_eq!(
-            bits(self.cov.unbiased_covariance()),
-            bits(self.ew.unbiased_variance())
+        assert!(self.cov.mean_y().same(self.ew.mean()));
+        assert!(
+            self.cov
+                .unbiased_covariance()
+                .same(self.ew.unbiased_variance())
         );
         let ready = n >= self.min_periods;
         if !matches!(op, Op::Reset) {
