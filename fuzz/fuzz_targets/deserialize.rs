@@ -155,7 +155,10 @@ fn ew_covariance(data: &[u8]) {
         return;
     };
     reserialize(&c);
-    assert!(c.momentum().validate().is_ok(), "restored an invalid momentum");
+    assert!(
+        c.momentum().validate().is_ok(),
+        "restored an invalid momentum"
+    );
     let check = |c: &EwCovariance<f64>| {
         assert_eq!(c.mean_x().is_some(), c.is_ready());
         assert_eq!(c.covariance().is_some(), c.is_ready());

@@ -126,11 +126,18 @@ impl State {
         let snapshot = |s: &Self| format!("{:?} {:?} {:?}", s.ema, s.ew, s.cov);
         let before = snapshot(self);
         let ok = push(self);
-        assert_eq!(ok, [valid; 3], "timed push accepted {ok:?}, expected {valid}");
+        assert_eq!(
+            ok, [valid; 3],
+            "timed push accepted {ok:?}, expected {valid}"
+        );
         if valid {
             self.feed(x);
         } else {
-            assert_eq!(snapshot(self), before, "a rejected timed push changed the state");
+            assert_eq!(
+                snapshot(self),
+                before,
+                "a rejected timed push changed the state"
+            );
         }
     }
 
