@@ -76,7 +76,13 @@ fn sum_f16(xs: &[half::f16]) -> f32 {
         let normal = f32::from_bits((em << 13) + 0x3800_0000);
         let special = f32::from_bits((em << 13) | 0x7f80_0000);
         let tiny = em as f32 * f32::from_bits(0x3380_0000);
-        let v = if em >= 0x7c00 { special } else if em < 0x0400 { tiny } else { normal };
+        let v = if em >= 0x7c00 {
+            special
+        } else if em < 0x0400 {
+            tiny
+        } else {
+            normal
+        };
         f32::from_bits(v.to_bits() | sign)
     }
     let mut acc = [0.0_f32; 32];

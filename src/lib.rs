@@ -14,6 +14,10 @@
 //! | weighted variance: frequency, reliability or population weights | [`WeightedVariance`] |
 //! | smooth a signal, recent values weigh more | [`Ema`] |
 //! | a smoothed signal with a ±σ band | [`EwVariance`] |
+//! | how unusual is a new reading, against a smoothed band | [`EwVariance::z_score`] |
+//! | smoothed covariance and correlation of two signals | [`EwCovariance`] |
+//! | sensor readings at irregular times, a half-life in seconds | [`EwVariance::push_at`] with [`Momentum::from_half_life`] |
+//! | pandas' `ewm(adjust=True)`, `ignore_na`, `min_periods` | [`EwVariance::adjusted`], [`NanPolicy`], [`EwVariance::with_min_periods`] |
 //! | average of the last *n* samples (a moving-average filter) | [`MovingAverage`] |
 //! | mean and variance of the last *n* samples | [`MovingVariance`] |
 //! | skewness of a stream or a slice (scipy's `skew`, pandas' `.skew()`) | [`Skewness`] |
@@ -157,6 +161,10 @@
 //! | window `usize::MAX` | works; memory grows only with the values pushed |
 //! | momentum < 0, > 1, NaN or ±∞ | `Err` ([`ErrorKind::InvalidParameter`], naming `momentum`) |
 //! | a non-finite initial value for [`Ema::with_initial`] | `Err` |
+//! | NaN into an exponential statistic with [`NanPolicy::Skip`] or [`NanPolicy::Gap`] | skipped (`Gap`: the older values decay over it); ±∞ still propagates |
+//! | time that goes backwards, NaN or ±∞ in `push_at`; a negative or NaN step in `push_after` | `Err` ([`ErrorKind::InvalidParameter`], naming `time` or `elapsed time`); nothing changes |
+//! | a time step of 0 / of +∞ | recursive weights: the value gets weight 0 / replaces the state; adjusted: weighs as the previous value / replaces the state |
+//! | a gap that leaves the past no weight | unbiased variance, covariance and z-score `None` until a second value carries weight |
 //! | eps < 0, NaN or ∞; cuDNN eps below 1e-5 | `Err` |
 //! | a tensor with no images or no channels | valid and empty: per-channel values read NaN; a running update from it is an `Err` |
 //! | a layout whose size overflows `usize`, or a slice of the wrong length | `Err` ([`ErrorKind::Overflow`], [`ErrorKind::LengthMismatch`]) |
@@ -226,6 +234,7 @@ mod float;
 mod kernels;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+mod nan_policy;
 #[cfg(feature = "rayon")]
 mod parallel;
 mod windows;
@@ -242,11 +251,10 @@ pub use cumulative::{
     WeightedVariance, WeightedVarianceParts,
 };
 pub use error::{Error, ErrorKind};
-pub use exponential::{Ema, EwVariance, Momentum};
+pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
-pub use windows::{
-    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, TimeWindow,
-};
+pub use nan_policy::NanPolicy;
+pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

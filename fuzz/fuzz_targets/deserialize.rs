@@ -9,9 +9,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use momenta::{
-    Covariance, Ema, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum, MovingAverage,
-    MovingMinMax, MovingQuantile, MovingVariance, Skewness, TimeWindow, Variance, WeightedMean,
-    WeightedVariance,
+    Covariance, Ema, EwCovariance, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum,
+    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, Skewness, TimeWindow, Variance,
+    WeightedMean, WeightedVariance,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -205,12 +205,18 @@ fn ema(data: &[u8]) {
     if e.count() == 0 && !e.is_bias_corrected() {
         // Empty: the value is the initial one, if any.
         let json = serde_json::to_value(&e).unwrap();
-        assert_eq!(e.value().is_some(), !json["initial"].is_null());
+        assert_eq!(
+            e.value().is_some(),
+            !json["initial"].is_null() && e.is_ready()
+        );
     }
     for x in PUSHES {
         let before = e.count();
         e.push(x);
         assert!(e.count() >= before);
+        let _ = e.value();
+        let _ = e.push_after(0.25, x);
+        let _ = e.push_at(3.0, x);
         let _ = e.value();
     }
     e.reset();
@@ -228,17 +234,58 @@ fn ew_variance(data: &[u8]) {
         "restored an invalid momentum"
     );
     let check = |e: &EwVariance<f64>| {
-        assert_eq!(e.mean().is_some(), e.count() > 0);
-        assert_eq!(e.variance().is_some(), e.count() > 0);
+        assert_eq!(e.mean().is_some(), e.is_ready());
+        assert_eq!(e.variance().is_some(), e.is_ready());
+        assert!(!e.is_ready() || e.count() > 0);
         non_negative(e.variance());
+        non_negative(e.unbiased_variance());
         non_negative(e.std_dev());
+        let _ = e.z_score(1.0);
+        let _ = e.effective_count();
     };
     check(&e);
     for x in PUSHES {
         e.push(x);
         check(&e);
+        let _ = e.push_after(2.5, x);
+        check(&e);
+        let _ = e.push_at(1e3, x);
+        check(&e);
     }
     let _ = serde_json::to_string(&e);
+}
+
+fn ew_covariance(data: &[u8]) {
+    let Ok(mut c) = serde_json::from_slice::<EwCovariance<f64>>(data) else {
+        return;
+    };
+    reserialize(&c);
+    assert!(
+        c.momentum().validate().is_ok(),
+        "restored an invalid momentum"
+    );
+    let check = |c: &EwCovariance<f64>| {
+        assert_eq!(c.mean_x().is_some(), c.is_ready());
+        assert_eq!(c.covariance().is_some(), c.is_ready());
+        non_negative(c.variance_x());
+        non_negative(c.variance_y());
+        if let Some(r) = c.correlation() {
+            assert!(r.is_nan() || (-1.0..=1.0).contains(&r), "correlation {r}");
+        }
+        let _ = c.unbiased_covariance();
+        let _ = c.effective_count();
+    };
+    check(&c);
+    for x in PUSHES {
+        c.push(x, 2.0 - x);
+        check(&c);
+        let _ = c.push_after(0.5, x, x);
+        let _ = c.push_at(-7.0, x, 1.0);
+        check(&c);
+    }
+    c.reset();
+    assert_eq!(c.count(), 0);
+    let _ = serde_json::to_string(&c);
 }
 
 fn moving_average(data: &[u8]) {
@@ -395,6 +442,7 @@ fuzz_target!(|data: &[u8]| {
     min_max::<f32>(data);
     ema(data);
     ew_variance(data);
+    ew_covariance(data);
     moving_average(data);
     moving_variance(data);
     order_statistics(data);

@@ -1,20 +1,28 @@
-//! Sequences of operations on an `Ema<f64>` and an `EwVariance<f64>` that
-//! share a momentum drawn from the input (either convention, or
-//! cumulative; also through `from_span` and `from_half_life`), maybe with an
-//! initial value, maybe bias-corrected.
+//! Sequences of operations on an `Ema<f64>`, an `EwVariance<f64>` and an
+//! `EwCovariance<f64>` fed `(x, x)`, that share a momentum drawn from the
+//! input (either convention, or cumulative; also through `from_span` and
+//! `from_half_life`), a weighting (recursive or adjusted), a NaN policy and
+//! a `min_periods`, maybe with an initial value, maybe bias-corrected;
+//! values come by `push`, `extend_from_slice`, `push_at` (a clock) and
+//! `push_after` (a time step).
 //!
 //! Constructors must return `Err` exactly for an invalid momentum (outside
-//! [0, 1] or NaN) or a non-finite initial value, never panic. After every operation: the counts equal the
-//! number of values fed since the last reset; the value is present exactly
-//! when it should be; the variance is never negative; and while every input
-//! is finite and of moderate size, the average lies in [min, max] of the
-//! inputs (and the initial value), the variance is finite and within
-//! Popoviciu's bound, and the seeded `Ema` and `EwVariance` agree.
+//! [0, 1] or NaN) or a non-finite initial value, never panic; `push_at`
+//! exactly for a time that is NaN, ±∞ or before the clock, `push_after` for
+//! a step that is NaN or negative, and an `Err` changes nothing. After
+//! every operation: the counts equal the number of values that entered
+//! since the last reset (NaN skipped under a skipping policy); the value is
+//! present exactly when it should be (`min_periods` included); the
+//! variance is never negative; the covariance of `(x, x)` is the variance,
+//! bit for bit; and while every input is finite and of moderate size, the
+//! average lies in [min, max] of the inputs (and the initial value), the
+//! variance is finite and within Popoviciu's bound, and the seeded `Ema`
+//! and `EwVariance` agree.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use momenta::{Ema, EwVariance, Momentum};
+use momenta::{Ema, EwCovariance, EwVariance, Momentum, NanPolicy};
 use momenta_fuzz::{Same, Seen, round_trip};
 
 #[derive(Arbitrary, Debug)]
@@ -34,6 +42,8 @@ enum MomentumSpec {
 enum Op {
     Push(f64),
     Extend(Vec<f64>),
+    PushAt(f64, f64),
+    PushAfter(f64, f64),
     Reset,
     RoundTrip,
 }
@@ -43,6 +53,9 @@ struct Input {
     momentum: MomentumSpec,
     initial: Option<f64>,
     bias_correction: bool,
+    adjusted: bool,
+    nan_policy: u8,
+    min_periods: u8,
     ops: Vec<Op>,
 }
 
@@ -84,7 +97,13 @@ fn momentum(spec: &MomentumSpec) -> Option<Momentum<f64>> {
 struct State {
     ema: Ema<f64>,
     ew: EwVariance<f64>,
+    cov: EwCovariance<f64>,
     initial: Option<f64>,
+    /// Whether NaN values are skipped.
+    skips: bool,
+    min_periods: u64,
+    /// The time of the last `push_at` since the last reset.
+    clock: Option<f64>,
     /// The inputs since the last reset.
     seen: Seen,
     /// The same and the initial value: what the plain average lies between.
@@ -93,8 +112,33 @@ struct State {
 
 impl State {
     fn feed(&mut self, x: f64) {
+        if x.is_nan() && self.skips {
+            return;
+        }
         self.seen.add(x);
         self.range.add(x);
+    }
+
+    /// Applies a timed push to all three, checking that each accepts or
+    /// rejects it as the clock says, and that a rejection changes nothing.
+    fn timed(&mut self, valid: bool, x: f64, push: impl Fn(&mut Self) -> [bool; 3]) {
+        // Debug text, which compares NaN fields as equal.
+        let snapshot = |s: &Self| format!("{:?} {:?} {:?}", s.ema, s.ew, s.cov);
+        let before = snapshot(self);
+        let ok = push(self);
+        assert_eq!(
+            ok, [valid; 3],
+            "timed push accepted {ok:?}, expected {valid}"
+        );
+        if valid {
+            self.feed(x);
+        } else {
+            assert_eq!(
+                snapshot(self),
+                before,
+                "a rejected timed push changed the state"
+            );
+        }
     }
 
     fn apply(&mut self, op: &Op) {
@@ -102,16 +146,48 @@ impl State {
             Op::Push(x) => {
                 self.ema.push(*x);
                 self.ew.push(*x);
+                self.cov.push(*x, *x);
                 self.feed(*x);
             }
             Op::Extend(xs) => {
                 self.ema.extend_from_slice(xs);
                 self.ew.extend_from_slice(xs);
+                self.cov.extend(xs.iter().map(|&x| (x, x)));
                 xs.iter().for_each(|&x| self.feed(x));
+            }
+            Op::PushAt(t, x) => {
+                let (t, x) = (*t, *x);
+                let valid = t.is_finite() && self.clock.is_none_or(|c| t >= c);
+                self.timed(valid, x, |s| {
+                    [
+                        s.ema.push_at(t, x).is_ok(),
+                        s.ew.push_at(t, x).is_ok(),
+                        s.cov.push_at(t, x, x).is_ok(),
+                    ]
+                });
+                if valid {
+                    self.clock = Some(t);
+                }
+            }
+            Op::PushAfter(dt, x) => {
+                let (dt, x) = (*dt, *x);
+                let valid = dt >= 0.0;
+                self.timed(valid, x, |s| {
+                    [
+                        s.ema.push_after(dt, x).is_ok(),
+                        s.ew.push_after(dt, x).is_ok(),
+                        s.cov.push_after(dt, x, x).is_ok(),
+                    ]
+                });
+                if valid {
+                    self.clock = self.clock.map(|c| c + dt);
+                }
             }
             Op::Reset => {
                 self.ema.reset();
                 self.ew.reset();
+                self.cov.reset();
+                self.clock = None;
                 self.seen.reset();
                 self.range.reset();
                 if let Some(v0) = self.initial {
@@ -129,7 +205,14 @@ impl State {
                     a.count() == b.count()
                         && a.mean().same(b.mean())
                         && a.variance().same(b.variance())
+                        && a.unbiased_variance().same(b.unbiased_variance())
                         && a.momentum() == b.momentum()
+                });
+                self.cov = round_trip(&self.cov, |a, b| {
+                    a.count() == b.count()
+                        && a.mean_x().same(b.mean_x())
+                        && a.covariance().same(b.covariance())
+                        && a.unbiased_covariance().same(b.unbiased_covariance())
                 });
             }
         }
@@ -139,6 +222,21 @@ impl State {
         let n = self.ema.count();
         assert_eq!(n, self.seen.count, "Ema count is not the number of values");
         assert_eq!(self.ew.count(), n, "EwVariance count differs");
+        assert_eq!(self.cov.count(), n, "EwCovariance count differs");
+        // Bit for bit, any NaN being the same (payloads may differ).
+        assert!(
+            self.cov.covariance().same(self.ew.variance()),
+            "cov(x, x) {:?} is not var(x) {:?}",
+            self.cov.covariance(),
+            self.ew.variance()
+        );
+        assert!(self.cov.mean_y().same(self.ew.mean()));
+        assert!(
+            self.cov
+                .unbiased_covariance()
+                .same(self.ew.unbiased_variance())
+        );
+        let ready = n >= self.min_periods;
         if !matches!(op, Op::Reset) {
             assert!(n >= before, "count fell from {before} to {n}");
         }
@@ -152,7 +250,7 @@ impl State {
                 "bias-corrected value before any input"
             );
         } else {
-            assert_eq!(value.is_some(), n > 0 || self.initial.is_some());
+            assert_eq!(value.is_some(), ready && (n > 0 || self.initial.is_some()));
         }
         if let Some(v) = value {
             // Bias correction divides by the weight of the inputs: with a
@@ -176,8 +274,14 @@ impl State {
             }
         }
 
-        assert_eq!(self.ew.mean().is_some(), n > 0);
-        assert_eq!(self.ew.variance().is_some(), n > 0);
+        assert_eq!(self.ew.mean().is_some(), ready && n > 0);
+        assert_eq!(self.ew.variance().is_some(), ready && n > 0);
+        if let Some(u) = self.ew.unbiased_variance() {
+            assert!(u >= 0.0 || u.is_nan(), "negative unbiased variance {u}");
+        }
+        if let Some(r) = self.cov.correlation() {
+            assert!(r.is_nan() || (-1.0..=1.0).contains(&r), "correlation {r}");
+        }
         for s in [self.ew.variance(), self.ew.std_dev()]
             .into_iter()
             .flatten()
@@ -215,28 +319,55 @@ fuzz_target!(|input: Input| {
     let Some(m) = momentum(&input.momentum) else {
         return;
     };
-    let ema = match input.initial {
+    // Adjusted weights are seeded by the first value: no initial value.
+    let initial = input.initial.filter(|_| !input.adjusted);
+    let ema = match initial {
         Some(v0) => {
             let r = Ema::with_initial(v0, m);
             assert_eq!(r.is_ok(), v0.is_finite(), "with_initial({v0})");
             let Ok(ema) = r else { return };
             ema
         }
+        None if input.adjusted => Ema::adjusted(m).expect("a valid momentum is accepted"),
         None => Ema::new(m).expect("a valid momentum is accepted"),
     };
+    let policy = [NanPolicy::Propagate, NanPolicy::Skip, NanPolicy::Gap]
+        [usize::from(input.nan_policy % 3)];
+    let min_periods = u64::from(input.min_periods % 8);
+    let ema = ema.with_nan_policy(policy).with_min_periods(min_periods);
     let ema = if input.bias_correction {
         ema.with_bias_correction()
     } else {
         ema
     };
     let mut range = Seen::new(TAME);
-    if let Some(v0) = input.initial {
+    if let Some(v0) = initial {
         range.add(v0);
     }
+    let ew = if input.adjusted {
+        EwVariance::adjusted(m)
+    } else {
+        EwVariance::new(m)
+    };
+    let cov = if input.adjusted {
+        EwCovariance::adjusted(m)
+    } else {
+        EwCovariance::new(m)
+    };
     let mut state = State {
         ema,
-        ew: EwVariance::new(m).expect("a valid momentum is accepted"),
-        initial: input.initial,
+        ew: ew
+            .expect("a valid momentum is accepted")
+            .with_nan_policy(policy)
+            .with_min_periods(min_periods),
+        cov: cov
+            .expect("a valid momentum is accepted")
+            .with_nan_policy(policy)
+            .with_min_periods(min_periods),
+        initial,
+        skips: policy != NanPolicy::Propagate,
+        min_periods,
+        clock: None,
         seen: Seen::new(TAME),
         range,
     };

@@ -1,5 +1,9 @@
 //! The exponential moving average.
 
+#[cfg(feature = "serde")]
+use super::weighting::WeightsState;
+use super::weighting::{Elapsed, Step, Weighting};
+use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::{Error, Float, Momentum};
 
@@ -24,10 +28,27 @@ use crate::{Error, Float, Momentum};
 ///   to a zero-initialised average to remove the pull towards 0 at the
 ///   start, as Adam does.
 ///
+/// Options, each a builder on any of the constructors (the exponential
+/// family shares them):
+///
+/// - **weighting**: [`Ema::new`] is pandas' `ewm(adjust=False)`, the
+///   recursion above; [`Ema::adjusted`] is `ewm(adjust=True)`, weights
+///   (1 − α)ⁱ normalised by their sum, which pulls no early value towards
+///   the first;
+/// - **a clock**: [`push_at`](Ema::push_at) and
+///   [`push_after`](Ema::push_after) decay the past by β^Δt, where Δt is
+///   the time since the previous value in the caller's unit and β the
+///   momentum's weight of the old value per unit — with
+///   [`Momentum::from_half_life`]`(h)`, a half-life of `h` time units;
+/// - **missing values**: [`with_nan_policy`](Ema::with_nan_policy) skips
+///   NaN ([`NanPolicy`]) instead of propagating it;
+/// - **readiness**: [`with_min_periods`](Ema::with_min_periods) keeps the
+///   value `None` until that many values are in (pandas' `min_periods`).
+///
 /// Empty (seeded by the first value, nothing pushed) →
-/// [`value`](Ema::value) is `None`. NaN and ±∞ propagate: once pushed,
-/// they stay in the average (except under a weight of 1 for the new value,
-/// which replaces it).
+/// [`value`](Ema::value) is `None`. NaN and ±∞ propagate by default: once
+/// pushed, they stay in the average (except under a weight of 1 for the
+/// new value, which replaces it).
 ///
 /// # Example
 ///
@@ -62,13 +83,12 @@ use crate::{Error, Float, Momentum};
     )
 )]
 pub struct Ema<F> {
-    momentum: Momentum<F>,
+    /// The momentum, the options and the count.
+    weights: Weighting<F>,
     /// The starting value; `None` when seeded by the first value pushed.
     initial: Option<F>,
-    /// The average; meaningful once `count > 0` or when `initial` is set.
+    /// The average; meaningful once a value is in or when `initial` is set.
     value: F,
-    /// Updates so far (values pushed).
-    count: u64,
     /// The weight the starting value still carries: the product of the
     /// decay weights of the updates so far (βᵗ). 1 before any update; 0
     /// once seeded by a value, or after a `Cumulative` update.
@@ -100,12 +120,43 @@ impl<F: Float> Ema<F> {
     /// ```
     pub fn new(momentum: Momentum<F>) -> Result<Self, Error> {
         Ok(Self {
-            momentum: momentum.validate()?,
+            weights: Weighting::new(momentum, false, false)?,
             initial: None,
             value: F::zero(),
-            count: 0,
             residual: F::one(),
             bias_correction: false,
+        })
+    }
+
+    /// An average with pandas' `adjust=True` weighting, seeded by the first
+    /// value: after values x₁ … xₙ it is Σ wᵢxᵢ / Σ wᵢ with wᵢ = βⁿ⁻ⁱ (β the
+    /// momentum's weight of the old value). Early values are not pulled
+    /// towards the first, as they are under [`Ema::new`] (`adjust=False`);
+    /// the two agree once βⁿ is negligible. `Cumulative` gives the plain
+    /// mean either way.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `momentum` when the momentum's parameter is outside `[0, 1]`
+    /// or NaN.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    ///
+    /// // pandas: Series([1, 2, 3]).ewm(alpha=0.5).mean() → 1, 5/3, 17/7
+    /// let mut e = Ema::adjusted(Momentum::Factor(0.5))?;
+    /// e.push(1.0);
+    /// e.push(2.0);
+    /// assert!((e.value().unwrap() - 5.0_f64 / 3.0).abs() < 1e-15); // (0.5·1 + 2) / 1.5
+    /// e.push(3.0);
+    /// assert!((e.value().unwrap() - 17.0_f64 / 7.0).abs() < 1e-15);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn adjusted(momentum: Momentum<F>) -> Result<Self, Error> {
+        Ok(Self {
+            weights: Weighting::new(momentum, true, false)?,
+            ..Self::new(momentum)?
         })
     }
 
@@ -142,13 +193,95 @@ impl<F: Float> Ema<F> {
             return Err(Error::parameter("initial", initial.as_f64(), "finite"));
         }
         Ok(Self {
-            momentum: momentum.validate()?,
+            weights: Weighting::new(momentum, false, true)?,
             initial: Some(initial),
             value: initial,
-            count: 0,
             residual: F::one(),
             bias_correction: false,
         })
+    }
+
+    /// Sets what a NaN value does (default [`NanPolicy::Propagate`]).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum, NanPolicy};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?.with_nan_policy(NanPolicy::Skip);
+    /// e.extend_from_slice(&[f64::NAN, 2.0, f64::NAN, 4.0]);
+    /// assert_eq!((e.value(), e.count()), (Some(3.0), 2));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.weights.set_nan(policy);
+        self
+    }
+
+    /// Keeps [`value`](Ema::value) `None` until at least `n` values are in
+    /// (pandas' `min_periods`; values skipped by the [`NanPolicy`] do not
+    /// count). `n = 0` (the default) puts no condition beyond the
+    /// average's own.
+    ///
+    /// A count and not a time span, so that one rule holds for every
+    /// weighting; after a long gap on a clock,
+    /// [`EwVariance::effective_count`](crate::EwVariance::effective_count)
+    /// tells how many values the statistics really rest on.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?.with_min_periods(2);
+    /// e.push(1.0);
+    /// assert_eq!((e.value(), e.is_ready()), (None, false));
+    /// e.push(3.0);
+    /// assert_eq!((e.value(), e.is_ready()), (Some(2.0), true));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_min_periods(mut self, n: u64) -> Self {
+        self.weights.min_periods = n;
+        self
+    }
+
+    /// Whether at least [`min_periods`](Ema::with_min_periods) values are in
+    /// and the average has a value (or starts at one).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// assert!(!e.is_ready());
+    /// e.push(1.0);
+    /// assert!(e.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.weights.ready()
+    }
+
+    /// The [`NanPolicy`] in force.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum, NanPolicy};
+    /// let e = Ema::<f64>::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.nan_policy(), NanPolicy::Propagate);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.weights.nan
+    }
+
+    /// Whether the average has pandas' `adjust=True` weighting
+    /// ([`Ema::adjusted`]).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// assert!(Ema::<f64>::adjusted(Momentum::Factor(0.5))?.is_adjusted());
+    /// assert!(!Ema::<f64>::new(Momentum::Factor(0.5))?.is_adjusted());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_adjusted(&self) -> bool {
+        self.weights.adjusted
     }
 
     /// Turns on Adam's bias correction: [`value`](Ema::value) returns
@@ -215,31 +348,107 @@ impl<F: Float> Ema<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        let n = self.count.saturating_add(1);
-        if self.momentum.forgets(n) || (self.count == 0 && self.initial.is_none()) {
-            // Seeded by this value, or the old value keeps no weight (as in
-            // `Momentum::blend`): `x` replaces it, even when it is NaN or ±∞.
-            self.value = x;
-            self.residual = F::zero();
-        } else {
-            // `Momentum::blend(value, x, n)`, with its weights at hand: a
-            // branch here, where the seeding test is, keeps a select off
-            // the loop's critical path.
-            let (alpha, beta) = self.momentum.weights(n);
-            self.value = alpha * x + beta * self.value;
-            // Once 0 the residual stays 0 (always, when seeded by a value):
-            // the branch skips its chain of multiplies. Flushing
-            // subnormals keeps the multiply fast; 1 − βᵗ is already 1 there.
-            if self.residual != F::zero() {
-                let residual = self.residual * beta;
-                self.residual = if residual < F::min_positive_value() {
-                    F::zero()
-                } else {
-                    residual
-                };
+        self.update(x, Elapsed::Sample);
+    }
+
+    /// Adds a value observed `dt` time units after the previous one: the
+    /// past decays by β^`dt`, β the momentum's weight of the old value per
+    /// unit, so with [`Momentum::from_half_life`]`(h)` an old value's
+    /// weight halves every `h` units. `dt = 1` is exactly
+    /// [`push`](Ema::push).
+    ///
+    /// The recursive average ([`Ema::new`]) gives the new value weight
+    /// 1 − β^`dt` (polars' `ewm_mean_by`, pandas' `ewm(times=…,
+    /// adjust=False)`): a value at the same time as the previous one
+    /// (`dt = 0`) changes nothing, and after a long gap the new value all
+    /// but replaces the average. The adjusted average ([`Ema::adjusted`])
+    /// gives every value weight β^(age) (pandas' `ewm(halflife=h,
+    /// times=t)`). `Cumulative` weighs every value equally whatever the
+    /// time.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `elapsed time` when `dt` is negative or NaN (+∞ is allowed: it
+    /// forgets the past, and moves a clock set by `push_at` to +∞, after
+    /// which `push_at` fails until a reset). An error changes nothing.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// // A half-life of 2 seconds.
+    /// let mut e = Ema::new(Momentum::from_half_life(2.0)?)?;
+    /// e.push_after(0.0, 8.0)?; // the first value seeds
+    /// e.push_after(2.0, 0.0)?; // 8 has lost half its weight
+    /// assert!((e.value().unwrap() - 4.0_f64).abs() < 1e-15);
+    /// assert!(e.push_after(-1.0, 3.0).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push_after(&mut self, dt: F, x: F) -> Result<(), Error> {
+        let elapsed = self.weights.after(dt)?;
+        self.update(x, elapsed);
+        Ok(())
+    }
+
+    /// Adds a value observed at time `t`, in the caller's unit: as
+    /// [`push_after`](Ema::push_after) with the time since the previous
+    /// `push_at`. The first `push_at` only sets the clock (and counts as
+    /// one step from a start at an initial value). [`push`](Ema::push)
+    /// does not move the clock.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `time` when `t` is NaN, ±∞ or before the previous time. An
+    /// error changes nothing.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// // polars: ewm_mean_by(by=t, half_life="1s") on t = 0, 1, 3
+    /// let mut e = Ema::new(Momentum::from_half_life(1.0)?)?;
+    /// for (t, x) in [(0.0, 4.0), (1.0, 8.0), (3.0, 0.0)] {
+    ///     e.push_at(t, x)?;
+    /// }
+    /// // 4 → 6 (half each) → 6/4 = 1.5 (6 keeps a quarter)
+    /// assert!((e.value().unwrap() - 1.5_f64).abs() < 1e-15);
+    /// assert!(e.push_at(2.0, 1.0).is_err()); // time went backwards
+    /// assert!(e.push_at(f64::NAN, 1.0).is_err());
+    /// assert!((e.value().unwrap() - 1.5_f64).abs() < 1e-15);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push_at(&mut self, t: F, x: F) -> Result<(), Error> {
+        let elapsed = self.weights.at(t)?;
+        self.update(x, elapsed);
+        Ok(())
+    }
+
+    #[inline]
+    fn update(&mut self, x: F, elapsed: Elapsed<F>) {
+        match self.weights.step(x.is_nan(), elapsed) {
+            Step::Skip => {}
+            Step::Seed => {
+                // Seeded by this value, or the old value keeps no weight (as
+                // in `Momentum::blend`): `x` replaces it, even NaN or ±∞.
+                self.value = x;
+                self.residual = F::zero();
+            }
+            Step::Blend(alpha, beta) => {
+                self.value = alpha * x + beta * self.value;
+                // Once 0 the residual stays 0 (always, when seeded by a
+                // value): the branch skips its chain of multiplies. Flushing
+                // subnormals keeps the multiply fast; 1 − βᵗ is already 1
+                // there.
+                if self.residual != F::zero() {
+                    let residual = self.residual * beta;
+                    self.residual = if residual < F::min_positive_value() {
+                        F::zero()
+                    } else {
+                        residual
+                    };
+                }
             }
         }
-        self.count = n;
     }
 
     /// Adds every value of `xs`, in order, as [`push`](Ema::push) would.
@@ -271,11 +480,14 @@ impl<F: Float> Ema<F> {
     /// ```
     #[must_use]
     pub fn value(&self) -> Option<F> {
+        if !self.weights.ready() {
+            return None;
+        }
         if self.bias_correction {
             let weight = F::one() - self.residual;
-            return (self.count > 0 && weight > F::zero()).then(|| self.value / weight);
+            return (self.weights.count > 0 && weight > F::zero()).then(|| self.value / weight);
         }
-        (self.count > 0 || self.initial.is_some()).then_some(self.value)
+        Some(self.value)
     }
 
     /// The number of values pushed (updates so far).
@@ -289,7 +501,7 @@ impl<F: Float> Ema<F> {
     /// ```
     #[must_use]
     pub fn count(&self) -> u64 {
-        self.count
+        self.weights.count
     }
 
     /// The momentum the average was made with.
@@ -302,12 +514,12 @@ impl<F: Float> Ema<F> {
     /// ```
     #[must_use]
     pub fn momentum(&self) -> Momentum<F> {
-        self.momentum
+        self.weights.momentum
     }
 
-    /// Forgets every value: back to the state the constructor made (seeded
-    /// by the next value, or at the initial value), keeping the momentum and
-    /// the bias correction.
+    /// Forgets every value and the clock: back to the state the constructor
+    /// made (seeded by the next value, or at the initial value), keeping the
+    /// momentum, the weighting, the bias correction and the options.
     ///
     /// ```
     /// use momenta::{Ema, Momentum};
@@ -319,7 +531,7 @@ impl<F: Float> Ema<F> {
     /// ```
     pub fn reset(&mut self) {
         self.value = self.initial.unwrap_or_else(F::zero);
-        self.count = 0;
+        self.weights.reset(self.initial.is_some());
         self.residual = F::one();
     }
 }
@@ -336,6 +548,8 @@ struct EmaState<F> {
     count: u64,
     residual: F,
     bias_correction: bool,
+    #[serde(default)]
+    weights: WeightsState<F>,
 }
 
 #[cfg(feature = "serde")]
@@ -348,7 +562,8 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
     type Error = Error;
     fn try_from(s: EmaState<F>) -> Result<Self, Error> {
         use alloc::format;
-        let momentum = s.momentum.validate()?;
+        let weights = Weighting::restore(s.momentum, s.count, s.initial.is_some(), &s.weights)?;
+        let momentum = weights.momentum;
         if let Some(v0) = s.initial.filter(|v0| !v0.is_finite()) {
             return Err(Error::state(format!(
                 "the initial value must be finite, got {v0}"
@@ -395,7 +610,10 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
                 s.residual
             )));
         }
-        if !(seeded || cumulative || residual_is_consistent(s.residual, momentum, s.count)) {
+        // Gaps, time steps and adjusted weights follow no closed form.
+        let free = weights.adjusted || weights.timed || weights.nan == NanPolicy::Gap;
+        if !(seeded || cumulative || free || residual_is_consistent(s.residual, momentum, s.count))
+        {
             return Err(Error::state(format!(
                 "residual weight {} does not match the momentum's decay to the power of \
                  the count {}",
@@ -403,10 +621,9 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
             )));
         }
         Ok(Self {
-            momentum,
+            weights,
             initial: s.initial,
             value,
-            count: s.count,
             residual: s.residual,
             bias_correction: s.bias_correction,
         })
@@ -441,12 +658,13 @@ fn residual_is_consistent<F: Float>(residual: F, momentum: Momentum<F>, count: u
 impl<F: Float> From<Ema<F>> for EmaState<F> {
     fn from(e: Ema<F>) -> Self {
         Self {
-            momentum: e.momentum,
+            momentum: e.weights.momentum,
             initial: e.initial,
-            value: (e.count > 0 || e.initial.is_some()).then_some(e.value),
-            count: e.count,
+            value: e.weights.primed.then_some(e.value),
+            count: e.weights.count,
             residual: e.residual,
             bias_correction: e.bias_correction,
+            weights: e.weights.save(),
         }
     }
 }
@@ -468,6 +686,7 @@ mod tests {
                 count: 0,
                 residual: 1.0,
                 bias_correction: false,
+                weights: WeightsState::default(),
             };
             assert!(Ema::try_from(state).is_err());
         }
@@ -531,7 +750,7 @@ mod tests {
     fn saturated_count_does_not_panic() {
         let mut e = Ema::new(Momentum::<f64>::Cumulative).unwrap();
         e.push(1.0);
-        e.count = u64::MAX;
+        e.weights.count = u64::MAX;
         e.push(3.0);
         assert_eq!(e.count(), u64::MAX);
         assert!(e.value().unwrap() >= 1.0);

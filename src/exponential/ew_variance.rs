@@ -1,7 +1,12 @@
 //! The exponentially weighted mean and variance.
 
+use super::shifted::Shifted;
+#[cfg(feature = "serde")]
+use super::weighting::WeightsState;
+use super::weighting::{Elapsed, Step, Weighting};
+use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
-use crate::float::{clamp_non_negative, two_sum};
+use crate::float::clamp_non_negative;
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted mean and variance, in O(1) time and memory:
@@ -44,8 +49,20 @@ use crate::{Error, Float, Momentum};
 /// the last value, so each push seeds the state afresh: mean `x`, variance
 /// 0, even after a NaN or ±∞.
 ///
+/// pandas' options, as on [`Ema`](crate::Ema): [`EwVariance::new`] is
+/// `ewm(adjust=False)` and [`EwVariance::adjusted`] `ewm(adjust=True)`;
+/// [`variance`](EwVariance::variance) is `.var(bias=True)` and
+/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`;
+/// a clock ([`push_at`](EwVariance::push_at),
+/// [`push_after`](EwVariance::push_after)) for irregular time, a
+/// [`NanPolicy`] for missing values (pandas' `ignore_na`) and
+/// [`with_min_periods`](EwVariance::with_min_periods). Every weighting goes
+/// through the same Finch update above, with the weights `(α, 1 − α)` that
+/// the weighting gives each push.
+///
 /// Empty → every statistic is `None`; one value → variance 0. NaN and ±∞
-/// propagate (until a weight of 1 for the new value replaces them).
+/// propagate by default (until a weight of 1 for the new value replaces
+/// them).
 ///
 /// # Example
 ///
@@ -75,7 +92,7 @@ use crate::{Error, Float, Momentum};
 ///     ew.push(0.3);
 /// }
 /// // The mean settles at 0.2 ± 0.1/3, the variance at (8/9)·0.1².
-/// assert!((ew.mean().unwrap() - 0.7 / 3.0).abs() < 1e-15);
+/// assert!((ew.mean().unwrap() - 0.7_f64 / 3.0).abs() < 1e-15);
 /// assert!((ew.variance().unwrap() / (0.08 / 9.0) - 1.0).abs() < 1e-12);
 /// # Ok::<(), momenta::Error>(())
 /// ```
@@ -90,18 +107,16 @@ use crate::{Error, Float, Momentum};
     )
 )]
 pub struct EwVariance<F> {
-    momentum: Momentum<F>,
-    count: u64,
-    /// A value near the mean: the first value (when finite), moved onto
-    /// the running mean when the mean leaves it behind.
-    shift: F,
-    /// mean − shift.
-    offset: F,
+    /// The momentum, the options and the count.
+    weights: Weighting<F>,
+    /// The mean, around a shift near it.
+    mean: Shifted<F>,
     var: F,
 }
 
 impl<F: Float> EwVariance<F> {
-    /// An empty accumulator, seeded by the first value pushed.
+    /// An empty accumulator, seeded by the first value pushed, with pandas'
+    /// `adjust=False` weighting.
     ///
     /// # Errors
     ///
@@ -118,12 +133,115 @@ impl<F: Float> EwVariance<F> {
     /// ```
     pub fn new(momentum: Momentum<F>) -> Result<Self, Error> {
         Ok(Self {
-            momentum: momentum.validate()?,
-            count: 0,
-            shift: F::zero(),
-            offset: F::zero(),
+            weights: Weighting::new(momentum, false, false)?,
+            mean: Shifted::default(),
             var: F::zero(),
         })
+    }
+
+    /// An empty accumulator with pandas' `adjust=True` weighting: after
+    /// x₁ … xₙ the mean is Σ wᵢxᵢ / Σ wᵢ and the variance
+    /// Σ wᵢ(xᵢ − mean)² / Σ wᵢ, with wᵢ = βⁿ⁻ⁱ (β the momentum's weight of
+    /// the old value): `ewm(alpha=α).mean()` and `.var(bias=True)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `momentum` when the momentum's parameter is outside `[0, 1]`
+    /// or NaN.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// // Weights 1/2 and 1: mean (1 + 2·4)/3 = 3, variance (4 + 2·1)/3 = 2;
+    /// // pandas' bias=False factor (Σw)²/((Σw)² − Σw²) = 2.25/1 → 4.5.
+    /// let mut ew = EwVariance::adjusted(Momentum::Factor(0.5))?;
+    /// ew.push(1.0);
+    /// ew.push(4.0);
+    /// assert_eq!((ew.mean(), ew.variance()), (Some(3.0), Some(2.0)));
+    /// assert_eq!(ew.unbiased_variance(), Some(4.5));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn adjusted(momentum: Momentum<F>) -> Result<Self, Error> {
+        Ok(Self {
+            weights: Weighting::new(momentum, true, false)?,
+            ..Self::new(momentum)?
+        })
+    }
+
+    /// Sets what a NaN value does (default [`NanPolicy::Propagate`]).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum, NanPolicy};
+    /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?.with_nan_policy(NanPolicy::Skip);
+    /// ew.extend_from_slice(&[1.0, f64::NAN, 3.0]);
+    /// assert_eq!((ew.mean(), ew.variance(), ew.count()), (Some(2.0), Some(1.0), 2));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.weights.set_nan(policy);
+        self
+    }
+
+    /// Keeps every statistic `None` until at least `n` values are in
+    /// (pandas' `min_periods`; values skipped by the [`NanPolicy`] do not
+    /// count).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?.with_min_periods(3);
+    /// ew.extend_from_slice(&[1.0, 3.0]);
+    /// assert_eq!((ew.mean(), ew.is_ready()), (None, false));
+    /// ew.push(2.0);
+    /// assert_eq!((ew.mean(), ew.is_ready()), (Some(2.0), true));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_min_periods(mut self, n: u64) -> Self {
+        self.weights.min_periods = n;
+        self
+    }
+
+    /// Whether a value is in and at least
+    /// [`min_periods`](EwVariance::with_min_periods) of them.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert!(!ew.is_ready());
+    /// ew.push(1.0);
+    /// assert!(ew.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.weights.ready()
+    }
+
+    /// The [`NanPolicy`] in force.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum, NanPolicy};
+    /// let ew = EwVariance::<f64>::new(Momentum::Factor(0.5))?.with_nan_policy(NanPolicy::Gap);
+    /// assert_eq!(ew.nan_policy(), NanPolicy::Gap);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn nan_policy(&self) -> NanPolicy {
+        self.weights.nan
+    }
+
+    /// Whether the weighting is pandas' `adjust=True`
+    /// ([`EwVariance::adjusted`]).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// assert!(EwVariance::<f64>::adjusted(Momentum::Decay(0.9))?.is_adjusted());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_adjusted(&self) -> bool {
+        self.weights.adjusted
     }
 
     /// Adds one value.
@@ -139,44 +257,86 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        let n = self.count.saturating_add(1);
-        if self.count == 0 || self.momentum.forgets(n) {
-            // The first value, or a weight of 1 for the new value
-            // (`Factor(1)`, `Decay(0)`): nothing of the old state is left,
-            // so the value seeds the state afresh, even after NaN or ±∞.
-            self.seed(x, n);
-            return;
-        }
-        let (alpha, beta) = self.momentum.weights(n);
-        let y = x - self.shift;
-        let diff = y - self.offset;
-        let incr = alpha * diff;
-        // `Momentum::blend(offset, y, n)`, with its weights at hand.
-        self.offset = alpha * y + beta * self.offset;
-        self.var = beta * (self.var + diff * incr);
-        self.count = n;
-        // Re-base when the shift lies further from the mean than the mean
-        // from 0 plus this update's step: then `x − shift` would cost more
-        // digits than the plain recursion loses on `x − mean`. The move is
-        // exact (mean = shift + offset before and after), and on data that
-        // keeps its level it never fires.
-        let mean = self.shift + self.offset;
-        if self.offset.abs() > mean.abs() + incr.abs() {
-            (self.shift, self.offset) = two_sum(self.shift, self.offset);
-        }
+        self.update(x, Elapsed::Sample);
     }
 
-    /// Starts afresh at `x`, the `n`-th value: mean `x`, variance 0.
+    /// Adds a value observed `dt` time units after the previous one: the
+    /// past decays by β^`dt`, as in [`Ema::push_after`](crate::Ema::push_after)
+    /// (whose documentation gives the weights of each weighting). `dt = 1`
+    /// is exactly [`push`](EwVariance::push).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `elapsed time` when `dt` is negative or NaN (+∞ is allowed: it
+    /// forgets the past, and moves a clock set by `push_at` to +∞, after
+    /// which `push_at` fails until a reset). An error changes nothing.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::from_half_life(10.0)?)?;
+    /// ew.push_after(0.0, 1.0)?;
+    /// ew.push_after(10.0, 3.0)?; // one half-life: weights 1/2 and 1/2
+    /// assert!((ew.mean().unwrap() - 2.0_f64).abs() < 1e-15);
+    /// assert!((ew.variance().unwrap() - 1.0_f64).abs() < 1e-15);
+    /// assert!(ew.push_after(f64::NAN, 3.0).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
     #[inline]
-    fn seed(&mut self, x: F, n: u64) {
-        // An infinite shift would turn every later deviation into NaN.
-        (self.shift, self.offset) = if x.is_finite() {
-            (x, F::zero())
-        } else {
-            (F::zero(), x)
-        };
-        self.var = F::zero();
-        self.count = n;
+    pub fn push_after(&mut self, dt: F, x: F) -> Result<(), Error> {
+        let elapsed = self.weights.after(dt)?;
+        self.update(x, elapsed);
+        Ok(())
+    }
+
+    /// Adds a value observed at time `t`, in the caller's unit: as
+    /// [`push_after`](EwVariance::push_after) with the time since the
+    /// previous `push_at` (the first only sets the clock).
+    /// [`push`](EwVariance::push) does not move the clock.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `time` when `t` is NaN, ±∞ or before the previous time. An
+    /// error changes nothing.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// // Readings at irregular seconds, half-life 30 s.
+    /// let mut ew = EwVariance::new(Momentum::from_half_life(30.0)?)?;
+    /// for (t, x) in [(0.0, 20.0), (1.5, 20.5), (2.0, 20.25), (95.0, 23.0)] {
+    ///     ew.push_at(t, x)?;
+    /// }
+    /// // 93 s later the old readings keep 2^(−93/30) ≈ 12 % of the weight.
+    /// assert!((ew.mean().unwrap() - 22.7_f64).abs() < 0.1);
+    /// assert!(ew.push_at(90.0, 21.0).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push_at(&mut self, t: F, x: F) -> Result<(), Error> {
+        let elapsed = self.weights.at(t)?;
+        self.update(x, elapsed);
+        Ok(())
+    }
+
+    #[inline]
+    fn update(&mut self, x: F, elapsed: Elapsed<F>) {
+        match self.weights.step(x.is_nan(), elapsed) {
+            Step::Skip => {}
+            // The first value, or a weight of 1 for the new value
+            // (`Factor(1)`, `Decay(0)`, an infinite time step): nothing of
+            // the old state is left, so the value seeds the state afresh,
+            // even after NaN or ±∞.
+            Step::Seed => {
+                self.mean = Shifted::seed(x);
+                self.var = F::zero();
+            }
+            Step::Blend(alpha, beta) => {
+                self.weights.track_squares(alpha, beta);
+                let (diff, incr) = self.mean.blend(x, alpha, beta);
+                self.var = beta * (self.var + diff * incr);
+            }
+        }
     }
 
     /// Adds every value of `xs`, in order.
@@ -195,7 +355,8 @@ impl<F: Float> EwVariance<F> {
         }
     }
 
-    /// The number of values pushed.
+    /// The number of values pushed (NaN values skipped by the
+    /// [`NanPolicy`] do not count).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -206,7 +367,28 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn count(&self) -> u64 {
-        self.count
+        self.weights.count
+    }
+
+    /// Kish's effective number of values, (Σw)²/Σw²: `n` for `Cumulative`,
+    /// about (2 − α)/α once an exponential average has warmed up, and close
+    /// to 1 right after a gap on a clock that left the past almost no
+    /// weight. `None` when not [ready](EwVariance::is_ready).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// for t in 0..100 {
+    ///     ew.push_at(f64::from(t), 1.0)?;
+    /// }
+    /// assert!((ew.effective_count().unwrap() - 3.0_f64).abs() < 1e-12); // (2 − ½)/½
+    /// ew.push_at(200.0, 1.0)?; // 100 half-lives later
+    /// assert_eq!(ew.effective_count(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn effective_count(&self) -> Option<F> {
+        self.weights.effective_count()
     }
 
     /// The momentum the accumulator was made with.
@@ -219,10 +401,11 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn momentum(&self) -> Momentum<F> {
-        self.momentum
+        self.weights.momentum
     }
 
-    /// The exponentially weighted mean, or `None` when empty.
+    /// The exponentially weighted mean, or `None` when empty (or not
+    /// [ready](EwVariance::is_ready)).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -234,11 +417,13 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn mean(&self) -> Option<F> {
-        (self.count > 0).then(|| self.shift + self.offset)
+        self.weights.ready().then(|| self.mean.mean())
     }
 
-    /// The exponentially weighted (population) variance, or `None` when
-    /// empty. Never negative; NaN passes through.
+    /// The exponentially weighted (population) variance Σ w̃ᵢ(xᵢ − mean)²
+    /// with normalised weights (pandas `.var(bias=True)`), or `None` when
+    /// empty (or not [ready](EwVariance::is_ready)). Never negative; NaN
+    /// passes through.
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -251,7 +436,29 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn variance(&self) -> Option<F> {
-        (self.count > 0).then(|| clamp_non_negative(self.var))
+        self.weights.ready().then(|| clamp_non_negative(self.var))
+    }
+
+    /// pandas' `.var(bias=False)`: the variance times (Σw)²/((Σw)² − Σw²),
+    /// the reliability-weights correction. With `Cumulative` it is the
+    /// sample variance (n/(n − 1)). `None` while one value carries all the
+    /// weight (a single value, or the first after a gap that left the past
+    /// no weight), and when not [ready](EwVariance::is_ready).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?;
+    /// ew.push(1.0);
+    /// assert_eq!(ew.unbiased_variance(), None);
+    /// ew.push(3.0);
+    /// // weights ½, ½: variance 1, Σw² = ½, factor 1/(1 − ½) = 2
+    /// assert_eq!(ew.unbiased_variance(), Some(2.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unbiased_variance(&self) -> Option<F> {
+        let factor = self.weights.debias()?;
+        Some(clamp_non_negative(self.var) * factor)
     }
 
     /// The exponentially weighted standard deviation, √variance, or `None`
@@ -269,7 +476,32 @@ impl<F: Float> EwVariance<F> {
         self.variance().map(F::sqrt)
     }
 
-    /// Forgets every value, keeping the momentum.
+    /// How unusual `x` is: (x − mean)/σ with σ² the
+    /// [unbiased variance](EwVariance::unbiased_variance). Call it before
+    /// pushing `x`, to score a value against what came before it.
+    ///
+    /// The unbiased variance makes the score honest right after a start or
+    /// a gap: while few values carry the weight it is large (or `None`), so
+    /// a reading after a dropout is not flagged because the band collapsed
+    /// onto the last value. `None` when not [ready](EwVariance::is_ready),
+    /// while one value carries all the weight, and when the variance is 0.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut ew = EwVariance::new(Momentum::Cumulative)?;
+    /// ew.extend_from_slice(&[9.0, 11.0, 9.0, 11.0]); // mean 10, sample variance 4/3
+    /// let z = ew.z_score(14.0).unwrap();
+    /// assert!((z - 4.0 / (4.0_f64 / 3.0).sqrt()).abs() < 1e-15);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn z_score(&self, x: F) -> Option<F> {
+        let var = self.unbiased_variance()?;
+        (var > F::zero()).then(|| (x - self.mean.mean()) / var.sqrt())
+    }
+
+    /// Forgets every value and the clock, keeping the momentum, the
+    /// weighting and the options.
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -280,9 +512,8 @@ impl<F: Float> EwVariance<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn reset(&mut self) {
-        self.count = 0;
-        self.shift = F::zero();
-        self.offset = F::zero();
+        self.weights.reset(false);
+        self.mean = Shifted::default();
         self.var = F::zero();
     }
 }
@@ -298,13 +529,15 @@ struct EwVarianceState<F> {
     shift: F,
     offset: F,
     variance: F,
+    #[serde(default)]
+    weights: WeightsState<F>,
 }
 
 #[cfg(feature = "serde")]
 impl<F: Float> TryFrom<EwVarianceState<F>> for EwVariance<F> {
     type Error = Error;
     fn try_from(s: EwVarianceState<F>) -> Result<Self, Error> {
-        let momentum = s.momentum.validate()?;
+        let weights = Weighting::restore(s.momentum, s.count, false, &s.weights)?;
         if s.count == 0
             && (s.shift != F::zero() || s.offset != F::zero() || s.variance != F::zero())
         {
@@ -323,24 +556,26 @@ impl<F: Float> TryFrom<EwVarianceState<F>> for EwVariance<F> {
             )));
         }
         Ok(Self {
-            momentum,
-            count: s.count,
-            shift: s.shift,
-            offset: s.offset,
+            weights,
+            mean: Shifted {
+                shift: s.shift,
+                offset: s.offset,
+            },
             var: s.variance,
         })
     }
 }
 
 #[cfg(feature = "serde")]
-impl<F> From<EwVariance<F>> for EwVarianceState<F> {
+impl<F: Float> From<EwVariance<F>> for EwVarianceState<F> {
     fn from(e: EwVariance<F>) -> Self {
         Self {
-            momentum: e.momentum,
-            count: e.count,
-            shift: e.shift,
-            offset: e.offset,
+            momentum: e.weights.momentum,
+            count: e.weights.count,
+            shift: e.mean.shift,
+            offset: e.mean.offset,
             variance: e.var,
+            weights: e.weights.save(),
         }
     }
 }

@@ -90,7 +90,10 @@ impl<F: Float> Momentum<F> {
     }
 
     /// The momentum under which a value's weight halves every `half_life`
-    /// updates: β = 2^(−1/`half_life`).
+    /// updates: β = 2^(−1/`half_life`). On a clock (`push_at`,
+    /// `push_after` of the exponential statistics) β is the decay per unit
+    /// of time, so the weight halves every `half_life` units of the
+    /// caller's time (seconds, say).
     ///
     /// # Errors
     ///

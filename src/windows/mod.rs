@@ -33,5 +33,4 @@ pub use moving_average::MovingAverage;
 pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;
 pub use moving_variance::MovingVariance;
-pub use policy::NanPolicy;
 pub use time_window::TimeWindow;

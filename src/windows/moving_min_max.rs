@@ -1,8 +1,9 @@
 //! The minimum and maximum over a fixed moving window.
 
 use super::extrema::{Extrema, Extreme};
-use super::policy::{NanPolicy, Policy};
+use super::policy::Policy;
 use super::ring::Ring;
+use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::{Error, Float};
 

@@ -4,8 +4,9 @@ use alloc::collections::BTreeSet;
 use core::cmp::Ordering;
 
 use super::extrema::below;
-use super::policy::{NanPolicy, Policy};
+use super::policy::Policy;
 use super::ring::Ring;
+use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::error::check_unit_interval;
 use crate::{Error, Float};

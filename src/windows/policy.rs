@@ -1,47 +1,7 @@
 //! What a window does with NaN, and when its statistics are ready: the
 //! options every window shares.
 
-use crate::Error;
-
-/// What a moving window does with NaN values.
-///
-/// - [`Propagate`](NanPolicy::Propagate) (the default, the crate's policy):
-///   while a NaN is in the window, every statistic of the window is NaN;
-///   it is exact again once the NaN has left.
-/// - [`Skip`](NanPolicy::Skip): a NaN takes its place in the window (a
-///   count window still spans the last `window` values pushed, a time
-///   window its span) but the statistics are those of the other values, as
-///   pandas' `rolling` computes them: a sensor's missing readings are
-///   ignored rather than poisoning the window. A window holding only NaN
-///   has no statistic (`None`).
-///
-/// Infinities are not NaN: they follow the input policy under both
-/// settings.
-///
-/// # Example
-///
-/// ```
-/// use momenta::{MovingAverage, NanPolicy};
-///
-/// let mut strict = MovingAverage::new(3)?;
-/// let mut lenient = MovingAverage::new(3)?.with_nan_policy(NanPolicy::Skip);
-/// for x in [1.0, f64::NAN, 3.0] {
-///     strict.push(x);
-///     lenient.push(x);
-/// }
-/// assert!(strict.mean().unwrap().is_nan());
-/// assert_eq!(lenient.mean(), Some(2.0));
-/// # Ok::<(), momenta::Error>(())
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum NanPolicy {
-    /// A NaN in the window makes every statistic NaN until it leaves.
-    #[default]
-    Propagate,
-    /// NaN values are left out of the statistics (pandas' `rolling`).
-    Skip,
-}
+use crate::{Error, NanPolicy};
 
 /// A window's NaN policy and readiness threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +24,7 @@ impl Policy {
     /// Whether NaN values are left out.
     #[inline]
     pub(crate) fn skips_nan(self) -> bool {
-        self.nan == NanPolicy::Skip
+        self.nan != NanPolicy::Propagate
     }
 
     /// The values a statistic is computed from, out of `len` values of

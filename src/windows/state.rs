@@ -7,8 +7,9 @@
 
 use alloc::vec::Vec;
 
-use super::policy::{NanPolicy, Policy, default_min_periods};
+use super::policy::{Policy, default_min_periods};
 use super::ring::Ring;
+use crate::NanPolicy;
 use crate::{Error, Float};
 
 /// A count window as serialized.

@@ -3,8 +3,9 @@
 use alloc::collections::VecDeque;
 
 use super::extrema::{Extrema, Extreme};
-use super::policy::{NanPolicy, Policy};
+use super::policy::Policy;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
+use crate::NanPolicy;
 use crate::{Error, Float};
 
 /// Mean, variance, minimum and maximum of the samples of the last `span`

@@ -59,11 +59,12 @@
 //! nor M2 can overflow, so a representable mean stays finite and a variance
 //! too large to represent is +∞, never NaN.
 
-use super::policy::{NanPolicy, Policy};
+use super::policy::Policy;
 use super::ring::Ring;
 #[cfg(feature = "serde")]
 use super::state::WindowState;
 use crate::Float;
+use crate::NanPolicy;
 use crate::error::{Error, ErrorKind};
 use crate::float::{clamp_non_negative, two_sum};
 

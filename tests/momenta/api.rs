@@ -4,9 +4,9 @@
 
 use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, Normalizer, RunningStats};
 use momenta::{
-    Accumulator, Covariance, CovarianceParts, Ema, Error, EwVariance, Mean, MeanParts, Merge,
-    Momentum, MovingAverage, MovingVariance, Variance, VarianceParts, WeightedMean,
-    WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+    Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Mean,
+    MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance, VarianceParts,
+    WeightedMean, WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -19,6 +19,10 @@ fn every_type_is_send_sync_clone_debug() {
     shared::<Variance<f64>>();
     shared::<Ema<f64>>();
     shared::<EwVariance<f32>>();
+    shared::<EwCovariance<f64>>();
+    shared::<NanPolicy>();
+    fn pairs<T: Extend<(f64, f64)> + for<'a> Extend<&'a (f64, f64)>>() {}
+    pairs::<EwCovariance<f64>>();
     shared::<MovingAverage<f64>>();
     shared::<MovingVariance<f64>>();
     shared::<Momentum<f64>>();

@@ -1011,7 +1011,7 @@ mod checkpoints {
 /// A momentum parameter in [0, 1], with the ends and values near them
 /// represented.
 #[derive(Clone, Debug)]
-struct Unit(f64);
+pub(crate) struct Unit(pub(crate) f64);
 
 impl Arbitrary for Unit {
     fn arbitrary(g: &mut Gen) -> Self {

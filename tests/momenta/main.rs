@@ -22,6 +22,10 @@ mod covariance;
 /// `Ema`, `EwVariance` and `Momentum` against closed forms and reference
 /// values in both conventions.
 mod ema;
+/// pandas' and polars' exponential options (adjust, bias, cov, corr,
+/// ignore_na, min_periods, irregular time) against recorded values, the
+/// laws of the clock and the NaN policies, hostile clocks.
+mod ewm;
 /// Mean and variance against exact rational arithmetic.
 mod exact;
 /// Inputs the fuzz targets found, replayed.

@@ -1,0 +1,397 @@
+//! The weights every exponential statistic shares: how much the past keeps
+//! at a push, across a gap of missing values, and on a clock.
+//!
+//! One engine serves every member, so the clock, the NaN policy, the
+//! readiness rule and pandas' two weightings are written once. A push asks
+//! it for one [`Step`]: skip the value, seed the state with it, or blend it
+//! in with weights `(α, β)`, `α + β = 1` (the new value's and the old
+//! state's). The statistics then apply the same Finch update whatever
+//! produced the weights.
+//!
+//! With `W` the total weight of the values so far (unnormalised), a step
+//! that decays the past by `d` and gives the new value weight `ν` has
+//! `W' = d·W + ν`, `α = ν/W'`, `β = d·W/W'`:
+//!
+//! | weighting | `d` per step | `ν` | `W` |
+//! |---|---|---|---|
+//! | recursive (pandas `adjust=False`) | `β₀` of the momentum | `α₀` | 1 |
+//! | adjusted (pandas `adjust=True`) | `β₀` | 1 | grows to 1/α₀ |
+//! | recursive, on a clock (polars `ewm_mean_by`) | `β₀^Δt` | `1 − d` | 1 |
+//! | adjusted, on a clock (pandas `times=`) | `β₀^Δt` | 1 | grows |
+//!
+//! A gap (NaN under [`NanPolicy::Gap`], or time passing with no value)
+//! multiplies a pending decay that the next value's step takes in, so the
+//! older values' weights decay over the gap as pandas' `ignore_na=False`
+//! has them. The sum of the squared normalised weights, `r = Σw̃²`, follows
+//! as `r ← β²·r + α²`: pandas' debiasing factor is `1/(1 − r)`, and `1/r`
+//! is Kish's effective number of values.
+
+use crate::{Error, Float, Momentum, NanPolicy};
+
+/// How far a push moves the clock.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Elapsed<F> {
+    /// One sample (`push`).
+    Sample,
+    /// A time step, non-negative, maybe +∞.
+    Time(F),
+}
+
+/// What a push does to the statistic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Step<F> {
+    /// Nothing enters (a skipped NaN).
+    Skip,
+    /// The value replaces the state: the first value, or the old state
+    /// keeps no weight.
+    Seed,
+    /// `new ← α·x + β·old`.
+    Blend(F, F),
+}
+
+/// The weights of one exponential statistic; see the module documentation.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Weighting<F> {
+    pub(crate) momentum: Momentum<F>,
+    pub(crate) adjusted: bool,
+    pub(crate) nan: NanPolicy,
+    pub(crate) min_periods: u64,
+    /// Values that entered.
+    pub(crate) count: u64,
+    /// Whether some value (or an initial value) carries weight.
+    pub(crate) primed: bool,
+    /// `W`, the total weight (adjusted weighting; 1 otherwise).
+    pub(crate) total: F,
+    /// `r = Σw̃²`, the sum of the squared normalised weights (not followed
+    /// by `Ema`, which reads no statistic of it).
+    pub(crate) squares: F,
+    /// The decay of gaps since the last value, not yet applied.
+    pub(crate) pending: F,
+    /// The time of the last timed push, once `push_at` has set it.
+    pub(crate) clock: Option<F>,
+    /// Whether a time step other than one unit was ever taken (then the
+    /// weights follow no closed form of the count).
+    pub(crate) timed: bool,
+    /// log₂ of the decay per unit of time (derived from the momentum), so
+    /// that a time step costs one `exp2`.
+    log2_decay: F,
+}
+
+impl<F: Float> Weighting<F> {
+    /// Fresh weights; `primed` for a statistic that starts at a value.
+    pub(crate) fn new(momentum: Momentum<F>, adjusted: bool, primed: bool) -> Result<Self, Error> {
+        let momentum = momentum.validate()?;
+        Ok(Self {
+            momentum,
+            adjusted,
+            nan: NanPolicy::Propagate,
+            min_periods: 0,
+            count: 0,
+            primed,
+            total: F::one(),
+            squares: F::one(),
+            pending: F::one(),
+            clock: None,
+            timed: false,
+            log2_decay: momentum.decay(1).log2(),
+        })
+    }
+
+    /// Sets the NaN policy.
+    pub(crate) fn set_nan(&mut self, policy: NanPolicy) {
+        self.nan = policy;
+    }
+
+    /// Back to the state `new` made, keeping the options.
+    pub(crate) fn reset(&mut self, primed: bool) {
+        let fresh = Self::new(self.momentum, self.adjusted, primed);
+        if let Ok(fresh) = fresh {
+            *self = Self {
+                nan: self.nan,
+                min_periods: self.min_periods,
+                ..fresh
+            };
+        }
+    }
+
+    /// Whether the statistics are defined: primed and at least
+    /// `min_periods` values in.
+    #[inline]
+    pub(crate) fn ready(&self) -> bool {
+        self.primed && self.count >= self.min_periods
+    }
+
+    /// The decay of the past over one step.
+    #[inline]
+    fn decay(&self, elapsed: Elapsed<F>) -> F {
+        match (self.momentum, elapsed) {
+            (Momentum::Cumulative, _) => F::one(),
+            (m, Elapsed::Sample) => m.decay(1),
+            (m, Elapsed::Time(dt)) => {
+                if dt == F::one() {
+                    m.decay(1)
+                } else if dt == F::zero() {
+                    // 0·log₂ 0 would be NaN.
+                    F::one()
+                } else if dt.is_infinite() {
+                    // ∞·log₂ 1 would be NaN.
+                    if m.decay(1) == F::one() {
+                        F::one()
+                    } else {
+                        F::zero()
+                    }
+                } else {
+                    (dt * self.log2_decay).exp2()
+                }
+            }
+        }
+    }
+
+    /// The weights of one push; `missing` says the value is NaN.
+    #[inline]
+    pub(crate) fn step(&mut self, missing: bool, elapsed: Elapsed<F>) -> Step<F> {
+        if missing && self.nan != NanPolicy::Propagate {
+            let decays = self.nan == NanPolicy::Gap || matches!(elapsed, Elapsed::Time(_));
+            if self.primed && decays {
+                self.pending = self.pending * self.decay(elapsed);
+            }
+            return Step::Skip;
+        }
+        let n = self.count.saturating_add(1);
+        self.count = n;
+        if !self.primed {
+            return self.seed();
+        }
+        let plain = self.pending == F::one()
+            && match elapsed {
+                Elapsed::Sample => true,
+                Elapsed::Time(dt) => dt == F::one(),
+            };
+        let (alpha, beta) = if self.momentum == Momentum::Cumulative || (plain && !self.adjusted) {
+            self.momentum.weights(n)
+        } else {
+            let d = self.pending * self.decay(elapsed);
+            self.pending = F::one();
+            if self.adjusted {
+                let old = d * self.total;
+                let total = old + F::one();
+                self.total = total;
+                (total.recip(), old / total)
+            } else if matches!(elapsed, Elapsed::Time(_)) {
+                (F::one() - d, d)
+            } else {
+                let nu = self.momentum.factor(1);
+                let total = d + nu;
+                (nu / total, d / total)
+            }
+        };
+        if beta == F::zero() {
+            return self.seed();
+        }
+        Step::Blend(alpha, beta)
+    }
+
+    /// Follows `r = Σw̃²` through a blend with weights `(α, β)`: the
+    /// statistics that read it (the unbiased ones, the effective count)
+    /// call this; `Ema` does not, and keeps its one dependency chain.
+    ///
+    /// `r` stays ≤ 1 in floating point too: β²·r + α² ≤ 1 − 2αβ, and when
+    /// αβ is too small for that margin to survive rounding, the smaller
+    /// weight's square is below half an ulp of the larger's (≤ 1).
+    #[inline]
+    pub(crate) fn track_squares(&mut self, alpha: F, beta: F) {
+        self.squares = beta * beta * self.squares + alpha * alpha;
+    }
+
+    #[inline]
+    fn seed(&mut self) -> Step<F> {
+        self.primed = true;
+        self.total = F::one();
+        self.squares = F::one();
+        self.pending = F::one();
+        Step::Seed
+    }
+
+    /// The step of `push_after(dt, ·)`.
+    ///
+    /// # Errors
+    ///
+    /// `dt` NaN or negative.
+    pub(crate) fn after(&mut self, dt: F) -> Result<Elapsed<F>, Error> {
+        if dt.is_nan() || dt < F::zero() {
+            return Err(Error::parameter(
+                "elapsed time",
+                dt.as_f64(),
+                "non-negative (+∞ is allowed, NaN is not)",
+            ));
+        }
+        if let Some(t) = self.clock {
+            self.clock = Some(t + dt);
+        }
+        self.timed |= dt != F::one();
+        Ok(Elapsed::Time(dt))
+    }
+
+    /// The step of `push_at(t, ·)`: the time since the last timed push,
+    /// or one unit for the first one.
+    ///
+    /// # Errors
+    ///
+    /// `t` NaN, ±∞, or before the clock.
+    pub(crate) fn at(&mut self, t: F) -> Result<Elapsed<F>, Error> {
+        if !t.is_finite() {
+            return Err(Error::parameter("time", t.as_f64(), "finite"));
+        }
+        let elapsed = match self.clock {
+            Some(t0) if t < t0 => {
+                return Err(Error::parameter(
+                    "time",
+                    t.as_f64(),
+                    "at or after the time of the previous push",
+                ));
+            }
+            Some(t0) => Elapsed::Time(t - t0),
+            None => Elapsed::Sample,
+        };
+        self.clock = Some(t);
+        self.timed |= elapsed != Elapsed::Time(F::one()) && elapsed != Elapsed::Sample;
+        Ok(elapsed)
+    }
+
+    /// `1/(1 − r)`, pandas' factor from a biased to an unbiased statistic;
+    /// `None` while a single value carries all the weight.
+    pub(crate) fn debias(&self) -> Option<F> {
+        let denominator = F::one() - self.squares;
+        (self.ready() && denominator > F::zero()).then(|| denominator.recip())
+    }
+
+    /// `1/r`, Kish's effective number of values.
+    pub(crate) fn effective_count(&self) -> Option<F> {
+        (self.ready() && self.count > 0).then(|| self.squares.recip())
+    }
+
+    /// The weights' part of a serialized state.
+    #[cfg(feature = "serde")]
+    pub(crate) fn save(&self) -> WeightsState<F> {
+        WeightsState {
+            adjusted: self.adjusted,
+            nan_policy: self.nan,
+            min_periods: self.min_periods,
+            total: Some(self.total),
+            squares: Some(self.squares),
+            pending: Some(self.pending),
+            clock: self.clock,
+            timed: self.timed,
+        }
+    }
+
+    /// Weights restored from a state (`initial`: the statistic starts at an
+    /// initial value), validated. States saved before the
+    /// weights were recorded (no `weights` field) get those of plain pushes.
+    #[cfg(feature = "serde")]
+    pub(crate) fn restore(
+        momentum: Momentum<F>,
+        count: u64,
+        initial: bool,
+        s: &WeightsState<F>,
+    ) -> Result<Self, Error> {
+        use alloc::format;
+        let momentum = momentum.validate()?;
+        let w = Self {
+            momentum,
+            adjusted: s.adjusted,
+            nan: s.nan_policy,
+            min_periods: s.min_periods,
+            count,
+            primed: count > 0 || initial,
+            total: s.total.unwrap_or_else(F::one),
+            squares: s.squares.unwrap_or_else(|| squares_after(momentum, count)),
+            pending: s.pending.unwrap_or_else(F::one),
+            clock: s.clock,
+            timed: s.timed,
+            log2_decay: momentum.decay(1).log2(),
+        };
+        if !(w.squares > F::zero() && w.squares <= F::one()) {
+            return Err(Error::state(format!(
+                "the sum of squared weights must be in (0, 1], got {}",
+                w.squares
+            )));
+        }
+        if (count == 0 || (count == 1 && !initial)) && w.squares != F::one() {
+            return Err(Error::state(format!(
+                "the sum of squared weights must be 1 while one value has all the weight, got {}",
+                w.squares
+            )));
+        }
+        if !(w.pending >= F::zero() && w.pending <= F::one()) {
+            return Err(Error::state(format!(
+                "the pending decay must be in [0, 1], got {}",
+                w.pending
+            )));
+        }
+        let total_ok = if w.adjusted {
+            w.total >= F::one() && w.total.is_finite()
+        } else {
+            w.total == F::one()
+        };
+        if !total_ok {
+            return Err(Error::state(format!(
+                "the total weight {} does not fit the weighting",
+                w.total
+            )));
+        }
+        // +∞ is reachable: `push_after(+∞)` moves a set clock there.
+        if let Some(t) = w.clock.filter(|t| t.is_nan() || *t == F::neg_infinity()) {
+            return Err(Error::state(format!(
+                "the clock must be a number below +∞ or +∞ itself, got {t}"
+            )));
+        }
+        Ok(w)
+    }
+}
+
+/// The weights' part of a serialized exponential statistic (a field of
+/// each state type); every field has a default, so states saved before it
+/// existed still restore.
+#[cfg(feature = "serde")]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct WeightsState<F> {
+    #[serde(default)]
+    adjusted: bool,
+    #[serde(default)]
+    nan_policy: NanPolicy,
+    #[serde(default)]
+    min_periods: u64,
+    #[serde(default)]
+    total: Option<F>,
+    #[serde(default)]
+    squares: Option<F>,
+    #[serde(default)]
+    pending: Option<F>,
+    #[serde(default)]
+    clock: Option<F>,
+    #[serde(default)]
+    timed: bool,
+}
+
+/// The sum of squared normalised weights after `n` plain recursive pushes
+/// seeded by the first: what a state saved before the weights were
+/// recorded had. β^(2(n−1)) + α²·(1 − β^(2(n−1)))/(1 − β²); 1/n for
+/// `Cumulative`.
+#[cfg(feature = "serde")]
+pub(crate) fn squares_after<F: Float>(momentum: Momentum<F>, n: u64) -> F {
+    if n <= 1 {
+        return F::one();
+    }
+    if momentum == Momentum::Cumulative {
+        return F::from_count(n).recip();
+    }
+    let (alpha, beta) = momentum.weights(n);
+    let b2 = beta * beta;
+    let old = b2.powf(F::from_count(n - 1));
+    if b2 == F::one() {
+        return F::one();
+    }
+    let r = old + alpha * alpha * (F::one() - old) / (F::one() - b2);
+    r.min(F::one()).max(F::min_positive_value())
+}

@@ -1,0 +1,970 @@
+//! pandas' and polars' exponential statistics: `adjust`, `bias`, `cov`,
+//! `corr`, `ignore_na`, `min_periods` and irregular time (`times=`,
+//! `ewm_mean_by`), against values recorded from pandas 3.1.1 and polars
+//! 2.1.0; laws of the clock and the NaN policies (10 000 quickcheck cases
+//! each); hostile clocks and inputs.
+
+use crate::ema::Unit;
+use crate::support::SplitMix;
+use momenta::{Ema, EwCovariance, EwVariance, Momentum, NanPolicy};
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+const NAN: f64 = f64::NAN;
+
+// ------------------------------------------------------ recorded values
+//
+// Produced by (pandas 3.1.1, polars 2.1.0, numpy 2.4.6):
+//
+//   a = 0.3
+//   e = pd.Series(XS).ewm(alpha=a, adjust=adj, ignore_na=ign, min_periods=m)
+//   e.mean(); e.var(bias=True); e.var(bias=False)
+//   ex = pd.Series(XS).ewm(alpha=a, adjust=adj)
+//   ex.cov(pd.Series(YS), bias=True); ex.cov(..., bias=False); ex.corr(...)
+//   times = pd.to_datetime([int(t * 1e9) for t in TS], unit="ns")
+//   pd.Series(XS).ewm(halflife="2s", times=times, adjust=adj).mean()
+//   pl.DataFrame({"t": times, "x": XS}).select(
+//       pl.col("x").ewm_mean_by("t", half_life="2s"))
+//
+// printed with Python's repr (shortest round trip); NAN marks pandas' NaN
+// and polars' null.
+
+const XS: [f64; 12] = [
+    3.0, 1.5, 7.0, 4.25, 10.0, -3.0, 8.5, 2.0, -1.0, 5.5, 6.0, 0.5,
+];
+const YS: [f64; 12] = [
+    1.0, 2.0, 0.5, -4.0, 7.0, 3.0, 2.25, -2.0, 1.0, 4.0, 8.0, 2.5,
+];
+/// `XS` with NaN at 2, 5 and 6.
+const XS_NAN: [f64; 12] = [
+    3.0, 1.5, NAN, 4.25, 10.0, NAN, NAN, 2.0, -1.0, 5.5, 6.0, 0.5,
+];
+/// Seconds: a repeated time (2, 2), a gap of 15 half-lives (10.25 → 40).
+const TS: [f64; 12] = [
+    0.0, 0.5, 2.0, 2.0, 3.5, 10.0, 10.25, 40.0, 41.0, 45.5, 46.0, 47.0,
+];
+
+#[rustfmt::skip]
+const REC_MEAN: [f64; 12] = [3.0, 2.55, 3.885, 3.9944999999999995, 5.796149999999999, 3.1573049999999996, 4.760113499999999, 3.9320794499999994, 2.4524556149999994, 3.3667189304999994, 4.156703251349999, 3.059692275944999];
+#[rustfmt::skip]
+const REC_VAR: [f64; 12] = [0.0, 0.4725, 4.489275, 3.17046975, 9.793195177500001, 23.103410136974993, 22.166708967117746, 17.11652384888769, 17.089902311454967, 13.913312241512934, 11.195494099166336, 10.6448563897875];
+#[rustfmt::skip]
+const REC_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 7.173657718120805, 4.363179873995723, 12.619209305484675, 28.86963666104944, 27.29450917195954, 20.926277228386315, 20.821219248704836, 16.922292784944528, 13.605384593693508, 12.930952815891747];
+#[rustfmt::skip]
+const REC_COV: [f64; 12] = [0.0, -0.315, -0.9680999999999997, -1.065519, 8.65983069, 3.8071995381000003, 2.7821953611690002, 4.368571026972809, 2.9791120057166762, 4.039452809001172, 6.221488253540574, 5.279506739378131];
+#[rustfmt::skip]
+const REC_COV_UNBIASED: [f64; 12] = [NAN, -0.75, -1.5469798657718117, -1.4663603259927174, 11.158790777318782, 4.757413157166654, 3.425797528909614, 5.340916719388094, 3.6295552254795096, 4.913050317445569, 7.560697159482147, 6.413337112145289];
+#[rustfmt::skip]
+const REC_CORR: [f64; 12] = [NAN, -1.0, -0.8613309812513326, -0.25346978364926703, 0.7010241977505468, 0.2364631099382176, 0.21082421850689148, 0.34882203927913247, 0.28451101421346836, 0.4264536374755645, 0.5275218141421496, 0.5393526768942891];
+#[rustfmt::skip]
+const REC_GAP_MEAN: [f64; 12] = [3.0, 2.55, 2.55, 3.1955696202531647, 5.236898734177215, 5.236898734177215, 5.236898734177215, 3.726681595369805, 2.308677116758864, 3.2660739817312043, 4.086251787211843, 3.01037625104829];
+#[rustfmt::skip]
+const REC_GAP_VAR: [f64; 12] = [0.0, 0.4725, 0.4725, 0.9737778400897292, 10.40470177455536, 10.40470177455536, 10.40470177455536, 8.15791718473775, 10.402260999158031, 9.42033646588131, 8.163849335524002, 8.41554692993563];
+#[rustfmt::skip]
+const REC_GAP_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 1.125, 1.5391846612062547, 14.25296670013063, 14.252966700130626, 14.25296670013063, 11.563479373506237, 13.585472870241723, 11.84667671392763, 10.083280736500111, 10.304019565481674];
+#[rustfmt::skip]
+const REC_IGNORE_MEAN: [f64; 12] = [3.0, 2.55, 2.55, 3.0599999999999996, 5.1419999999999995, 5.1419999999999995, 5.1419999999999995, 4.199399999999999, 2.639579999999999, 3.497705999999999, 4.248394199999999, 3.123875939999999];
+#[rustfmt::skip]
+const REC_IGNORE_VAR: [f64; 12] = [0.0, 0.4725, 0.4725, 0.9376500000000001, 10.770711000000002, 10.770711000000002, 10.770711000000002, 9.612652140000002, 12.405946173599999, 10.402382862564, 8.59657780890636, 8.968200872739114];
+#[rustfmt::skip]
+const REC_IGNORE_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 1.125, 1.4983221476510067, 14.822582509681524, 14.822582509681524, 14.822582509681524, 12.38656711490576, 15.502263793307831, 12.80875455502522, 10.50998275308445, 10.926269397840096];
+#[rustfmt::skip]
+const REC_MIN4_MEAN: [f64; 12] = [NAN, NAN, NAN, NAN, 5.236898734177215, 5.236898734177215, 5.236898734177215, 3.726681595369805, 2.308677116758864, 3.2660739817312043, 4.086251787211843, 3.01037625104829];
+#[rustfmt::skip]
+const ADJ_MEAN: [f64; 12] = [3.0, 2.1176470588235294, 4.34703196347032, 4.308724832214765, 6.361039991345426, 3.178279392214663, 4.918075244072958, 3.98909904143143, 2.4294311019204757, 3.3773789518388027, 4.180036427202211, 3.0605300903092725];
+#[rustfmt::skip]
+const ADJ_VAR: [f64; 12] = [0.0, 0.5449826989619377, 6.2106190446404375, 3.7609858591425405, 9.87303983291802, 26.180183124638237, 23.853082261368844, 18.10722239729877, 17.795404112565574, 14.313730467686321, 11.393797136619305, 10.794212169487691];
+#[rustfmt::skip]
+const ADJ_VAR_UNBIASED: [f64; 12] = [NAN, 1.1250000000000002, 9.715182648401825, 5.282185651680918, 13.12508473665626, 33.71694072162068, 30.123056978390174, 22.57931901253549, 22.00527618637457, 17.600221802897224, 13.955977328482575, 13.186578051338675];
+#[rustfmt::skip]
+const ADJ_COV: [f64; 12] = [0.0, -0.3633217993079585, -1.515710681595463, -0.79928832034593, 9.88010461306285, 4.287604019111135, 2.829293742453186, 4.640425251046437, 3.103105947271413, 4.147410722692134, 6.282626309822744, 5.351617252499346];
+#[rustfmt::skip]
+const ADJ_COV_UNBIASED: [f64; 12] = [NAN, -0.7500000000000001, -2.3710045662100456, -1.1225751585915231, 13.13447655919683, 5.521920525227431, 3.5729963817107646, 5.786511028485147, 3.83721004442221, 5.099673267698106, 7.69543193475097, 6.537718315418529];
+#[rustfmt::skip]
+const ADJ_CORR: [f64; 12] = [NAN, -1.0, -0.9324481274385715, -0.16227099770209716, 0.7294277598541641, 0.23684157911754064, 0.19956756872441156, 0.3497189372078936, 0.28450138305723993, 0.426258146527676, 0.5259337566639826, 0.5414753490548596];
+#[rustfmt::skip]
+const ADJ_GAP_MEAN: [f64; 12] = [3.0, 2.1176470588235294, 2.1176470588235294, 3.280960174577196, 6.2239060925934035, 6.2239060925934035, 6.2239060925934035, 3.8550550604667713, 1.6954985892518173, 3.1737093109667542, 4.182520782298024, 2.938897786887808];
+#[rustfmt::skip]
+const ADJ_GAP_VAR: [f64; 12] = [0.0, 0.5449826989619377, 0.5449826989619377, 1.3749620895214099, 11.88556752024276, 11.88556752024276, 11.88556752024276, 9.614252589559305, 11.15885905109373, 10.261915215151188, 8.432538245907583, 8.61785764035479];
+#[rustfmt::skip]
+const ADJ_GAP_VAR_UNBIASED: [f64; 12] = [NAN, 1.1250000000000002, 1.125, 2.307391091532061, 17.465385087473145, 17.46538508747314, 17.465385087473138, 15.410909218053462, 16.261669125188632, 14.024500683050725, 11.071394947459414, 11.02866296944068];
+#[rustfmt::skip]
+const ADJ_IGNORE_MEAN: [f64; 12] = [3.0, 2.1176470588235294, 2.1176470588235294, 3.091324200913242, 5.818791946308725, 5.818791946308725, 5.818791946308725, 4.441707835995817, 2.591523101350823, 3.542372726205768, 4.3247642210635115, 3.1290849847439586];
+#[rustfmt::skip]
+const ADJ_IGNORE_VAR: [f64; 12] = [0.0, 0.5449826989619377, 0.5449826989619377, 1.4243082921540418, 12.266117450989224, 12.266117450989224, 12.266117450989224, 11.205303476862978, 14.040473129388264, 11.311720814396049, 9.021297782325258, 9.344645759977297];
+#[rustfmt::skip]
+const ADJ_IGNORE_VAR_UNBIASED: [f64; 12] = [NAN, 1.1250000000000002, 1.1250000000000002, 2.2280251141552507, 17.227373892923907, 17.227373892923907, 17.227373892923907, 14.896177886715591, 18.082448008607415, 14.285097702762888, 11.249365367301616, 11.555315603478503];
+#[rustfmt::skip]
+const ADJ_MIN4_MEAN: [f64; 12] = [NAN, NAN, NAN, NAN, 6.2239060925934035, 6.2239060925934035, 6.2239060925934035, 3.8550550604667713, 1.6954985892518173, 3.1737093109667542, 4.182520782298024, 2.938897786887808];
+#[rustfmt::skip]
+const TIME_REC_MEAN: [f64; 12] = [3.0, 2.761344622880572, 4.479680433742518, 4.479680433742518, 6.717598347358933, -1.9785632981038068, -1.1088849113372654, 1.9998965373829414, 1.121247184441521, 4.579480613528691, 4.805490340117871, 3.544441415830521];
+#[rustfmt::skip]
+const TIME_ADJ_MEAN: [f64; 12] = [3.0, 2.185179574705583, 4.483858199618254, 4.408288519924912, 6.377157833423578, -0.8442352576983502, 3.4210733033469003, 2.000103599329048, 0.24273667056404713, 4.111540958379054, 4.9928937882484155, 3.206529578757053];
+#[rustfmt::skip]
+const POLARS_MEAN_BY: [f64; 12] = [3.0, 2.761344622880572, 4.479680433742518, 4.479680433742518, 6.717598347358933, -1.9785632981038068, -1.1088849113372654, 1.9998965373829414, 1.121247184441521, 4.579480613528691, 4.805490340117871, 3.544441415830521];
+#[rustfmt::skip]
+const POLARS_MEAN_BY_NULLS: [f64; 12] = [3.0, 2.761344622880572, NAN, 3.364840216871259, 6.054710388361695, NAN, NAN, 2.0000130065591066, 1.121329540585787, 4.579497926775313, 4.805504898764892, 3.5444517103485547];
+#[rustfmt::skip]
+const TIME_REC_GAP_MEAN: [f64; 12] = [3.0, 2.761344622880572, 2.761344622880572, 3.364840216871259, 6.054710388361695, 6.054710388361695, 6.054710388361695, 2.0000130065591066, 1.121329540585787, 4.579497926775313, 4.805504898764892, 3.5444517103485547];
+#[rustfmt::skip]
+const TIME_ADJ_GAP_MEAN: [f64; 12] = [3.0, 2.185179574705583, 2.185179574705583, 3.1709605917862227, 6.212227539412563, 6.212227539412563, 6.212227539412563, 2.0000303400541104, 0.24265849757164568, 4.111548120450781, 4.992900986043331, 3.206529789893601];
+
+/// The largest relative error of `got` against a pandas column, where NaN
+/// in the column means `None`; panics on a missing or extra value.
+fn worst(got: &[Option<f64>], expected: &[f64], what: &str) -> f64 {
+    assert_eq!(got.len(), expected.len());
+    let mut worst = 0.0_f64;
+    for (i, (g, &e)) in got.iter().zip(expected).enumerate() {
+        match (g, e.is_nan()) {
+            (None, true) => {}
+            (Some(g), false) => {
+                let err = if e == 0.0 {
+                    g.abs()
+                } else {
+                    ((g - e) / e).abs()
+                };
+                worst = worst.max(err);
+            }
+            _ => panic!("{what}[{i}]: got {g:?}, pandas {e}"),
+        }
+    }
+    worst
+}
+
+/// Both conventions of α = 0.3 (1 − 0.7 is 0.3 + 4e-17: a last-bit
+/// difference in the weights).
+const MOMENTA: [Momentum<f64>; 2] = [Momentum::Factor(0.3), Momentum::Decay(0.7)];
+
+/// Runs an `EwVariance` over `xs`, reading mean, variance and unbiased
+/// variance after each push.
+fn run_variance(mut ew: EwVariance<f64>, xs: &[f64]) -> [Vec<Option<f64>>; 3] {
+    let mut out = [Vec::new(), Vec::new(), Vec::new()];
+    for &x in xs {
+        ew.push(x);
+        out[0].push(ew.mean());
+        out[1].push(ew.variance());
+        out[2].push(ew.unbiased_variance());
+    }
+    out
+}
+
+fn run_ema(mut e: Ema<f64>, xs: &[f64]) -> Vec<Option<f64>> {
+    xs.iter()
+        .map(|&x| {
+            e.push(x);
+            e.value()
+        })
+        .collect()
+}
+
+fn check_variance(
+    build: impl Fn(Momentum<f64>) -> EwVariance<f64>,
+    xs: &[f64],
+    expected: [&[f64]; 3],
+    tol: f64,
+) -> f64 {
+    let mut all = 0.0_f64;
+    for m in MOMENTA {
+        let got = run_variance(build(m), xs);
+        for (k, name) in ["mean", "var(bias=True)", "var(bias=False)"]
+            .iter()
+            .enumerate()
+        {
+            let w = worst(&got[k], expected[k], name);
+            assert!(w <= tol, "{m:?} {name}: {w:e}");
+            all = all.max(w);
+        }
+    }
+    all
+}
+
+#[test]
+fn recursive_weighting_matches_pandas_adjust_false() {
+    let w = check_variance(
+        |m| EwVariance::new(m).unwrap(),
+        &XS,
+        [&REC_MEAN, &REC_VAR, &REC_VAR_UNBIASED],
+        1e-14,
+    );
+    for m in MOMENTA {
+        assert!(worst(&run_ema(Ema::new(m).unwrap(), &XS), &REC_MEAN, "Ema") <= 1e-15);
+    }
+    eprintln!("adjust=False: worst relative error {w:e}");
+}
+
+#[test]
+fn adjusted_weighting_matches_pandas_adjust_true() {
+    let w = check_variance(
+        |m| EwVariance::adjusted(m).unwrap(),
+        &XS,
+        [&ADJ_MEAN, &ADJ_VAR, &ADJ_VAR_UNBIASED],
+        1e-14,
+    );
+    for m in MOMENTA {
+        let e = run_ema(Ema::adjusted(m).unwrap(), &XS);
+        assert!(worst(&e, &ADJ_MEAN, "Ema") <= 1e-15);
+    }
+    eprintln!("adjust=True: worst relative error {w:e}");
+}
+
+#[test]
+fn nan_policies_match_pandas_ignore_na() {
+    let cases: [(bool, NanPolicy, [&[f64]; 3]); 4] = [
+        (
+            false,
+            NanPolicy::Gap,
+            [&REC_GAP_MEAN, &REC_GAP_VAR, &REC_GAP_VAR_UNBIASED],
+        ),
+        (
+            false,
+            NanPolicy::Skip,
+            [&REC_IGNORE_MEAN, &REC_IGNORE_VAR, &REC_IGNORE_VAR_UNBIASED],
+        ),
+        (
+            true,
+            NanPolicy::Gap,
+            [&ADJ_GAP_MEAN, &ADJ_GAP_VAR, &ADJ_GAP_VAR_UNBIASED],
+        ),
+        (
+            true,
+            NanPolicy::Skip,
+            [&ADJ_IGNORE_MEAN, &ADJ_IGNORE_VAR, &ADJ_IGNORE_VAR_UNBIASED],
+        ),
+    ];
+    let mut all = 0.0_f64;
+    for (adjusted, policy, expected) in cases {
+        let build = |m| {
+            let ew = if adjusted {
+                EwVariance::adjusted(m)
+            } else {
+                EwVariance::new(m)
+            };
+            ew.unwrap().with_nan_policy(policy)
+        };
+        all = all.max(check_variance(build, &XS_NAN, expected, 1e-14));
+        for m in MOMENTA {
+            let e = if adjusted {
+                Ema::adjusted(m)
+            } else {
+                Ema::new(m)
+            };
+            let got = run_ema(e.unwrap().with_nan_policy(policy), &XS_NAN);
+            assert!(worst(&got, expected[0], "Ema") <= 1e-15, "{policy:?}");
+        }
+    }
+    eprintln!("ignore_na: worst relative error {all:e}");
+}
+
+#[test]
+fn min_periods_matches_pandas() {
+    for (adjusted, expected) in [(false, &REC_MIN4_MEAN), (true, &ADJ_MIN4_MEAN)] {
+        for m in MOMENTA {
+            let e = if adjusted {
+                Ema::adjusted(m)
+            } else {
+                Ema::new(m)
+            };
+            let e = e
+                .unwrap()
+                .with_nan_policy(NanPolicy::Gap)
+                .with_min_periods(4);
+            assert!(worst(&run_ema(e, &XS_NAN), expected, "Ema") <= 1e-15);
+            let ew = if adjusted {
+                EwVariance::adjusted(m)
+            } else {
+                EwVariance::new(m)
+            };
+            let ew = ew
+                .unwrap()
+                .with_nan_policy(NanPolicy::Gap)
+                .with_min_periods(4);
+            let got = run_variance(ew, &XS_NAN);
+            assert!(worst(&got[0], expected, "EwVariance") <= 1e-15);
+            assert!(got[1][3].is_none() && got[1][4].is_some());
+        }
+    }
+}
+
+#[test]
+fn covariance_and_correlation_match_pandas() {
+    let mut all = 0.0_f64;
+    for (adjusted, expected) in [
+        (false, [&REC_COV, &REC_COV_UNBIASED, &REC_CORR]),
+        (true, [&ADJ_COV, &ADJ_COV_UNBIASED, &ADJ_CORR]),
+    ] {
+        for m in MOMENTA {
+            let mut c = if adjusted {
+                EwCovariance::adjusted(m)
+            } else {
+                EwCovariance::new(m)
+            }
+            .unwrap();
+            let mut got = [Vec::new(), Vec::new(), Vec::new()];
+            for (&x, &y) in XS.iter().zip(&YS) {
+                c.push(x, y);
+                got[0].push(c.covariance());
+                got[1].push(c.unbiased_covariance());
+                got[2].push(c.correlation());
+            }
+            for (k, name) in ["cov(bias=True)", "cov(bias=False)", "corr"]
+                .iter()
+                .enumerate()
+            {
+                let w = worst(&got[k], expected[k], name);
+                assert!(w <= 1e-14, "{m:?} adjusted {adjusted} {name}: {w:e}");
+                all = all.max(w);
+            }
+            let mean = if adjusted { &ADJ_MEAN } else { &REC_MEAN };
+            assert!(worst(&[c.mean_x()], &mean[11..], "mean_x") <= 1e-15);
+        }
+    }
+    eprintln!("cov/corr: worst relative error {all:e}");
+}
+
+/// Runs an `Ema` on a clock with a half-life of 2 time units.
+fn run_timed(adjusted: bool, policy: NanPolicy, xs: &[f64]) -> Vec<Option<f64>> {
+    let m = Momentum::from_half_life(2.0).unwrap();
+    let e = if adjusted {
+        Ema::adjusted(m)
+    } else {
+        Ema::new(m)
+    };
+    let mut e = e.unwrap().with_nan_policy(policy);
+    TS.iter()
+        .zip(xs)
+        .map(|(&t, &x)| {
+            e.push_at(t, x).unwrap();
+            e.value()
+        })
+        .collect()
+}
+
+#[test]
+fn clock_matches_polars_ewm_mean_by_and_pandas_times() {
+    // β = 2^(−1/2) rounded, raised to Δt: the weights differ from pandas'
+    // 0.5^(Δt/2) by a few ulps.
+    let tol = 1e-14;
+    let mut all = 0.0_f64;
+    for (adjusted, xs, expected) in [
+        (false, &XS, &TIME_REC_MEAN),
+        (false, &XS, &POLARS_MEAN_BY),
+        (true, &XS, &TIME_ADJ_MEAN),
+    ] {
+        let w = worst(
+            &run_timed(adjusted, NanPolicy::Propagate, xs),
+            expected,
+            "mean",
+        );
+        assert!(w <= tol, "adjusted {adjusted}: {w:e}");
+        all = all.max(w);
+    }
+    // Missing values on a clock: the time since the last value counts,
+    // under both skipping policies (pandas' default ignore_na=False;
+    // polars skips nulls). pandas repeats the last mean at a NaN and
+    // polars gives null: compare at the values only.
+    for policy in [NanPolicy::Gap, NanPolicy::Skip] {
+        for (adjusted, expected) in [
+            (false, &TIME_REC_GAP_MEAN),
+            (false, &POLARS_MEAN_BY_NULLS),
+            (true, &TIME_ADJ_GAP_MEAN),
+        ] {
+            let got = run_timed(adjusted, policy, &XS_NAN);
+            for i in (0..12).filter(|&i| !XS_NAN[i].is_nan()) {
+                let (g, e) = (got[i].unwrap(), expected[i]);
+                let err = ((g - e) / e).abs();
+                assert!(
+                    err <= tol,
+                    "{policy:?} adjusted {adjusted} [{i}]: {g} vs {e}"
+                );
+                all = all.max(err);
+            }
+        }
+    }
+    eprintln!("clock: worst relative error {all:e}");
+}
+
+#[test]
+fn the_clock_drives_variance_and_covariance_alike() {
+    // EwVariance's mean and EwCovariance's means on a clock are the Ema's.
+    let m = Momentum::from_half_life(2.0).unwrap();
+    let mut ew = EwVariance::new(m).unwrap();
+    let mut c = EwCovariance::new(m).unwrap();
+    for ((&t, &x), &y) in TS.iter().zip(&XS).zip(&YS) {
+        ew.push_at(t, x).unwrap();
+        c.push_at(t, x, y).unwrap();
+    }
+    let e = POLARS_MEAN_BY[11];
+    assert!(((ew.mean().unwrap() - e) / e).abs() <= 1e-14);
+    assert_eq!(c.mean_x(), ew.mean());
+    assert_eq!(c.variance_x(), ew.variance());
+}
+
+// ------------------------------------------------ exact small cases
+
+#[test]
+fn adjusted_weights_in_closed_form() {
+    // α = 1/2 on small integers: weights 2^−(n−i), all sums exact.
+    let xs = [3.0, 7.0, -1.0, 4.0, 4.0, 10.0, 0.0];
+    let mut ew = EwVariance::adjusted(Momentum::Factor(0.5)).unwrap();
+    let mut c = EwCovariance::adjusted(Momentum::Decay(0.5)).unwrap();
+    for n in 1..=xs.len() {
+        ew.push(xs[n - 1]);
+        c.push(xs[n - 1], -2.0 * xs[n - 1]);
+        let w: Vec<f64> = (1..=n).map(|i| 0.5_f64.powi((n - i) as i32)).collect();
+        let (s1, s2): (f64, f64) = (w.iter().sum(), w.iter().map(|w| w * w).sum());
+        let mean = xs[..n].iter().zip(&w).map(|(x, w)| w * x).sum::<f64>() / s1;
+        let var = xs[..n]
+            .iter()
+            .zip(&w)
+            .map(|(x, w)| w * (x - mean).powi(2))
+            .sum::<f64>()
+            / s1;
+        let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs().max(1.0);
+        assert!(close(ew.mean().unwrap(), mean), "n = {n}");
+        assert!(close(ew.variance().unwrap(), var), "n = {n}");
+        assert!(close(c.covariance().unwrap(), -2.0 * var), "n = {n}");
+        let unbiased = var * s1 * s1 / (s1 * s1 - s2);
+        match ew.unbiased_variance() {
+            None => assert_eq!(n, 1),
+            Some(u) => assert!(close(u, unbiased), "n = {n}: {u} vs {unbiased}"),
+        }
+        assert!(close(ew.effective_count().unwrap(), s1 * s1 / s2));
+    }
+}
+
+#[test]
+fn cumulative_unbiased_is_the_sample_variance() {
+    // 2, 4, 4, 4, 5, 5, 7, 9: Σ(x − 5)² = 32, sample variance 32/7.
+    let xs: [f64; 8] = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+    let mut ew = EwVariance::new(Momentum::Cumulative).unwrap();
+    ew.extend_from_slice(&xs);
+    assert!((ew.unbiased_variance().unwrap() - 32.0 / 7.0).abs() <= 1e-14);
+    let mut c = EwCovariance::new(Momentum::Cumulative).unwrap();
+    c.extend(xs.iter().map(|&x| (x, 10.0 - x)));
+    assert!((c.unbiased_covariance().unwrap() + 32.0 / 7.0).abs() <= 1e-14);
+    assert!((c.correlation().unwrap() + 1.0).abs() <= 1e-15);
+    assert!((c.effective_count().unwrap() - 8.0).abs() <= 1e-14);
+}
+
+#[test]
+fn covariance_of_offset_data_keeps_its_digits() {
+    // 1e9 + U(0, 1) paired with −3e6 + U(0, 1)/2: the reference is the
+    // closed form on the data minus the offsets (exact subtractions),
+    // with the weights of a seeded recursive average.
+    let mut g = SplitMix(21);
+    let u: Vec<f64> = g.vec(2000, 0.0, 1.0);
+    let v: Vec<f64> = g.vec(2000, 0.0, 0.5);
+    let alpha = 0.05;
+    let mut c = EwCovariance::new(Momentum::Factor(alpha)).unwrap();
+    let mut worst = 0.0_f64;
+    for n in 1..=u.len() {
+        c.push(1e9 + u[n - 1], -3e6 + (v[n - 1] + u[n - 1]));
+        if n % 250 != 0 {
+            continue;
+        }
+        let (xs, ys): (Vec<f64>, Vec<f64>) = (0..n)
+            .map(|i| (1e9 + u[i] - 1e9, -3e6 + (v[i] + u[i]) + 3e6))
+            .unzip();
+        let w: Vec<f64> = (1..=n)
+            .map(|i| {
+                let age = (n - i) as i32;
+                let b = (1.0 - alpha).powi(age);
+                if i == 1 { b } else { alpha * b }
+            })
+            .collect();
+        let mx: f64 = xs.iter().zip(&w).map(|(x, w)| w * x).sum();
+        let my: f64 = ys.iter().zip(&w).map(|(y, w)| w * y).sum();
+        let cov: f64 = (0..n).map(|i| w[i] * (xs[i] - mx) * (ys[i] - my)).sum();
+        let err = ((c.covariance().unwrap() - cov) / cov).abs();
+        worst = worst.max(err);
+        assert!((c.mean_x().unwrap() - (1e9 + mx)).abs() <= 2.0 * 1e9 * f64::EPSILON);
+    }
+    assert!(worst <= 1e-12, "covariance off by {worst:e}");
+}
+
+// ------------------------------------------------- hostile clocks
+
+#[test]
+fn time_going_backwards_or_nan_is_an_error_that_changes_nothing() {
+    let m = Momentum::from_half_life(3.0).unwrap();
+    let mut ew = EwVariance::new(m).unwrap();
+    let mut e = Ema::adjusted(m).unwrap();
+    let mut c = EwCovariance::new(m).unwrap();
+    for (t, x) in [(1.0, 2.0), (4.0, 5.0), (4.5, 1.0)] {
+        ew.push_at(t, x).unwrap();
+        e.push_at(t, x).unwrap();
+        c.push_at(t, x, -x).unwrap();
+    }
+    let (ew0, e0, c0) = (ew.clone(), e.clone(), c.clone());
+    for t in [4.0, -1e300, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let err = ew.push_at(t, 1.0).unwrap_err();
+        assert!(err.to_string().starts_with("time must be"), "{err}");
+        assert!(e.push_at(t, 1.0).is_err());
+        assert!(c.push_at(t, 1.0, 1.0).is_err());
+    }
+    for dt in [-1.0, -0.0 - 1e-300, f64::NAN, f64::NEG_INFINITY] {
+        let err = ew.push_after(dt, 1.0).unwrap_err();
+        assert!(err.to_string().starts_with("elapsed time must be"), "{err}");
+        assert!(e.push_after(dt, 1.0).is_err());
+        assert!(c.push_after(dt, 1.0, 1.0).is_err());
+    }
+    assert_eq!((ew, e, c), (ew0, e0, c0));
+}
+
+#[test]
+fn zero_and_huge_time_steps() {
+    let m = Momentum::from_half_life(2.0).unwrap();
+    // Recursive: a value at the same time as the previous gets weight
+    // 1 − β⁰ = 0 (polars), but counts.
+    let mut e = Ema::new(m).unwrap();
+    e.push_after(0.0, 4.0).unwrap();
+    e.push_after(0.0, 100.0).unwrap();
+    assert_eq!((e.value(), e.count()), (Some(4.0), 2));
+    // Adjusted: values at one time weigh the same (pandas times=).
+    let mut e = Ema::adjusted(m).unwrap();
+    e.push_at(7.0, 4.0).unwrap();
+    e.push_at(7.0, 100.0).unwrap();
+    assert_eq!(e.value(), Some(52.0));
+    // An infinite step forgets everything, in both weightings.
+    for mut ew in [
+        EwVariance::new(m).unwrap(),
+        EwVariance::adjusted(m).unwrap(),
+    ] {
+        ew.extend_from_slice(&[1.0, f64::NAN, 5.0]);
+        ew.push_after(f64::INFINITY, 3.0).unwrap();
+        assert_eq!((ew.mean(), ew.variance()), (Some(3.0), Some(0.0)));
+        assert_eq!(ew.unbiased_variance(), None);
+        ew.push_after(1e300, 7.0).unwrap();
+        assert_eq!(ew.mean(), Some(7.0));
+    }
+    // A step of 1e-300 decays nothing (β^1e-300 rounds to 1): the
+    // recursive average gives the new value weight 1 − 1 = 0, the
+    // adjusted one weighs both values equally.
+    let mut ew = EwVariance::new(m).unwrap();
+    ew.push(7.0);
+    ew.push_after(1e-300, 1e6).unwrap();
+    assert_eq!(ew.mean(), Some(7.0));
+    let mut ew = EwVariance::adjusted(m).unwrap();
+    ew.push(7.0);
+    ew.push_after(1e-300, 1e6).unwrap();
+    assert_eq!(ew.mean(), Some(500_003.5));
+}
+
+#[test]
+fn a_long_gap_does_not_raise_false_alarms() {
+    // A steady sensor, then a dropout of 100 half-lives, then the same
+    // signal. A band around the biased variance collapses onto the first
+    // value after the gap; the z-score uses the unbiased variance, which
+    // knows that one value carries the weight.
+    let m = Momentum::from_half_life(10.0).unwrap();
+    let mut ew = EwVariance::new(m).unwrap();
+    let mut g = SplitMix(5);
+    let mut t = 0.0;
+    for _ in 0..500 {
+        t += 1.0;
+        ew.push_at(t, 20.0 + g.signed_unit()).unwrap();
+    }
+    assert!(ew.effective_count().unwrap() > 25.0);
+    t += 1000.0;
+    ew.push_at(t, 20.5).unwrap();
+    assert_eq!(ew.effective_count(), Some(1.0));
+    assert_eq!(ew.z_score(20.9), None);
+    let mut worst = 0.0_f64;
+    for _ in 0..200 {
+        t += 1.0;
+        let x = 20.0 + g.signed_unit();
+        if let Some(z) = ew.z_score(x) {
+            worst = worst.max(z.abs());
+        }
+        ew.push_at(t, x).unwrap();
+    }
+    // Uniform noise of half-width 1 is within √3 σ; allow the early,
+    // few-value estimates some room.
+    assert!(worst < 6.0, "z-score reached {worst}");
+    assert!(ew.z_score(25.0).unwrap() > 5.0);
+}
+
+#[test]
+fn nan_runs_and_infinities_under_each_policy() {
+    let xs = [1.0, NAN, NAN, NAN, 3.0, f64::INFINITY, 2.0];
+    let mut ignore = EwVariance::new(Momentum::Factor(0.5))
+        .unwrap()
+        .with_nan_policy(NanPolicy::Skip);
+    let mut gap = EwVariance::new(Momentum::Factor(0.5))
+        .unwrap()
+        .with_nan_policy(NanPolicy::Gap);
+    for &x in &xs[..5] {
+        ignore.push(x);
+        gap.push(x);
+    }
+    assert_eq!(ignore.mean(), Some(2.0));
+    // A run of three NaN decays 1 by 0.5⁴ against the new value's 0.5:
+    // weights 1/16 and 1/2, normalised: (1/16 + 3/2)/(9/16) = 25/9.
+    assert!((gap.mean().unwrap() - 25.0 / 9.0).abs() < 1e-15);
+    // ±∞ is a value under every policy.
+    ignore.push(f64::INFINITY);
+    gap.push(f64::INFINITY);
+    assert_eq!(ignore.mean(), Some(f64::INFINITY));
+    assert_eq!(gap.mean(), Some(f64::INFINITY));
+    // NaN only: nothing is ever ready.
+    let mut e = Ema::new(Momentum::Factor(0.5))
+        .unwrap()
+        .with_nan_policy(NanPolicy::Gap);
+    e.extend_from_slice(&[NAN; 5]);
+    assert_eq!((e.value(), e.count(), e.is_ready()), (None, 0, false));
+    e.push(4.0);
+    assert_eq!(e.value(), Some(4.0));
+    // The default still propagates.
+    let mut e = Ema::adjusted(Momentum::Factor(0.5)).unwrap();
+    e.extend_from_slice(&[1.0, NAN, 2.0]);
+    assert!(e.value().unwrap().is_nan());
+}
+
+#[test]
+fn reset_keeps_the_options_and_forgets_the_clock() {
+    let m = Momentum::from_half_life(2.0).unwrap();
+    let fresh = EwCovariance::adjusted(m)
+        .unwrap()
+        .with_nan_policy(NanPolicy::Skip)
+        .with_min_periods(2);
+    let mut c = fresh.clone();
+    c.push_at(10.0, 1.0, 2.0).unwrap();
+    c.push_at(12.0, NAN, 2.0).unwrap();
+    c.reset();
+    assert_eq!(c, fresh);
+    c.push_at(1.0, 1.0, 2.0).unwrap(); // earlier than before the reset
+    let fresh = Ema::with_initial(0.0, m)
+        .unwrap()
+        .with_bias_correction()
+        .with_min_periods(1);
+    let mut e = fresh.clone();
+    assert_eq!(e.value(), None);
+    e.push_at(3.0, 2.0).unwrap();
+    e.reset();
+    assert_eq!(e, fresh);
+}
+
+// ------------------------------------------------------------ laws
+
+/// Finite data, maybe offset, with NaN sprinkled in (about one in five).
+#[derive(Clone, Debug)]
+struct Data(Vec<f64>);
+
+impl Arbitrary for Data {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let offset = *g.choose(&[0.0, -3.5, 1e6]).unwrap_or(&0.0);
+        let raw: Vec<(i16, u8)> = Arbitrary::arbitrary(g);
+        Data(
+            raw.into_iter()
+                .map(|(k, m)| {
+                    if m % 5 == 0 {
+                        NAN
+                    } else {
+                        offset + f64::from(k) / 64.0
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    fn shrink(&self) -> Box<dyn Iterator<Item = Self>> {
+        Box::new(self.0.shrink().map(Data))
+    }
+}
+
+fn check<T: quickcheck::Testable>(property: T) {
+    QuickCheck::new()
+        .tests(10_000)
+        .max_tests(100_000)
+        .quickcheck(property);
+}
+
+fn bits(v: Option<f64>) -> Option<u64> {
+    v.map(f64::to_bits)
+}
+
+#[test]
+fn adjusted_equals_the_direct_weighted_sums() {
+    fn property(beta: Unit, data: Data) -> bool {
+        let beta = beta.0;
+        let xs: Vec<f64> = data.0.into_iter().filter(|x| !x.is_nan()).collect();
+        let mut ew = EwVariance::adjusted(Momentum::Decay(beta)).unwrap();
+        let scale = xs.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+        (1..=xs.len()).all(|n| {
+            ew.push(xs[n - 1]);
+            let w: Vec<f64> = (1..=n).map(|i| beta.powi((n - i) as i32)).collect();
+            let s1: f64 = w.iter().sum();
+            let mean = xs[..n].iter().zip(&w).map(|(x, w)| w * x).sum::<f64>() / s1;
+            let var = xs[..n]
+                .iter()
+                .zip(&w)
+                .map(|(x, w)| w * (x - mean) * (x - mean))
+                .sum::<f64>()
+                / s1;
+            let tol = 1e-9 * scale;
+            (ew.mean().unwrap() - mean).abs() <= tol
+                && (ew.variance().unwrap() - var).abs() <= 1e-9 * scale * scale
+        })
+    }
+    check(property as fn(Unit, Data) -> bool);
+}
+
+#[test]
+fn unit_time_steps_are_pushes_bit_for_bit() {
+    // push_after(1, x) and push_at(k, x) at k = 0, 1, 2, … are push(x):
+    // with a momentum from `from_half_life(h)`, time steps of 1 with
+    // half-life h are the sample-count half-life h. With NaN gaps this
+    // holds for adjusted weights; recursive weights after a gap follow
+    // pandas' sample rule (new value α, renormalised) on pushes and the
+    // polars/pandas `times=` rule (new value 1 − β^Δt) on a clock, and
+    // `Skip` lets time pass on a clock.
+    fn property(beta: Unit, data: Data, adjusted: bool, gap: bool) -> bool {
+        let m = Momentum::Decay(beta.0);
+        let policy = if gap && adjusted {
+            NanPolicy::Gap
+        } else {
+            NanPolicy::Propagate
+        };
+        let build = || {
+            let ew = if adjusted {
+                EwVariance::adjusted(m)
+            } else {
+                EwVariance::new(m)
+            };
+            ew.unwrap().with_nan_policy(policy)
+        };
+        let (mut a, mut b, mut c) = (build(), build(), build());
+        data.0.iter().enumerate().all(|(k, &x)| {
+            a.push(x);
+            b.push_after(1.0, x).unwrap();
+            c.push_at(k as f64, x).unwrap();
+            bits(a.mean()) == bits(b.mean())
+                && bits(a.variance()) == bits(b.variance())
+                && bits(a.unbiased_variance()) == bits(b.unbiased_variance())
+                && bits(a.mean()) == bits(c.mean())
+                && bits(a.variance()) == bits(c.variance())
+        })
+    }
+    check(property as fn(Unit, Data, bool, bool) -> bool);
+}
+
+#[test]
+fn time_scales_with_the_half_life() {
+    // Steps of 2 under half-life 2h are steps of 1 under half-life h.
+    fn property(h: u8, data: Data, adjusted: bool) -> bool {
+        let h = 0.5 + f64::from(h) / 8.0;
+        let build = |h: f64| {
+            let m = Momentum::from_half_life(h).unwrap();
+            if adjusted {
+                Ema::adjusted(m)
+            } else {
+                Ema::new(m)
+            }
+            .unwrap()
+            .with_nan_policy(NanPolicy::Skip)
+        };
+        let (mut a, mut b) = (build(h), build(2.0 * h));
+        let scale = data
+            .0
+            .iter()
+            .filter(|x| !x.is_nan())
+            .fold(1.0_f64, |m, x| m.max(x.abs()));
+        data.0.iter().all(|&x| {
+            a.push_after(1.5, x).unwrap();
+            b.push_after(3.0, x).unwrap();
+            match (a.value(), b.value()) {
+                (Some(p), Some(q)) => (p - q).abs() <= 1e-12 * scale,
+                (p, q) => p == q,
+            }
+        })
+    }
+    check(property as fn(u8, Data, bool) -> bool);
+}
+
+#[test]
+fn ignoring_nan_is_pushing_the_rest() {
+    fn property(beta: Unit, data: Data, adjusted: bool) -> bool {
+        let m = Momentum::Decay(beta.0);
+        let (mut skip, mut clean) = if adjusted {
+            (
+                EwCovariance::adjusted(m).unwrap(),
+                EwCovariance::adjusted(m).unwrap(),
+            )
+        } else {
+            (EwCovariance::new(m).unwrap(), EwCovariance::new(m).unwrap())
+        };
+        skip = skip.with_nan_policy(NanPolicy::Skip);
+        let mut e = Ema::new(m).unwrap().with_nan_policy(NanPolicy::Skip);
+        let mut e_clean = Ema::new(m).unwrap();
+        for (i, &x) in data.0.iter().enumerate() {
+            let y = (i as f64) - x;
+            skip.push(x, y);
+            e.push(x);
+            if !x.is_nan() {
+                clean.push(x, y);
+                e_clean.push(x);
+            }
+        }
+        bits(skip.covariance()) == bits(clean.covariance())
+            && bits(skip.mean_y()) == bits(clean.mean_y())
+            && skip.count() == clean.count()
+            && bits(e.value()) == bits(e_clean.value())
+    }
+    check(property as fn(Unit, Data, bool) -> bool);
+}
+
+#[test]
+fn a_gap_in_adjusted_weights_is_a_longer_time_step() {
+    // pandas' ignore_na=False under adjust=True: a run of k NaN before x
+    // is a time step of k + 1 before x.
+    fn property(beta: Unit, data: Data) -> bool {
+        let m = Momentum::Decay(beta.0);
+        let mut gap = EwVariance::adjusted(m)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Gap);
+        let mut timed = EwVariance::adjusted(m).unwrap();
+        let mut dt = 0.0;
+        let scale = data
+            .0
+            .iter()
+            .filter(|x| !x.is_nan())
+            .fold(1.0_f64, |m, x| m.max(x.abs()));
+        data.0.iter().all(|&x| {
+            gap.push(x);
+            dt += 1.0;
+            if x.is_nan() {
+                return true;
+            }
+            timed.push_after(dt, x).unwrap();
+            dt = 0.0;
+            let (p, q) = (gap.mean().unwrap(), timed.mean().unwrap());
+            (p - q).abs() <= 1e-10 * scale
+        })
+    }
+    check(property as fn(Unit, Data) -> bool);
+}
+
+#[test]
+fn covariance_with_itself_is_the_variance() {
+    fn property(beta: Unit, data: Data, adjusted: bool) -> bool {
+        let m = Momentum::Decay(beta.0);
+        let (mut c, mut v) = if adjusted {
+            (
+                EwCovariance::adjusted(m).unwrap(),
+                EwVariance::adjusted(m).unwrap(),
+            )
+        } else {
+            (EwCovariance::new(m).unwrap(), EwVariance::new(m).unwrap())
+        };
+        data.0.iter().all(|&x| {
+            c.push(x, x);
+            v.push(x);
+            bits(c.covariance()) == bits(v.variance())
+                && bits(c.mean_y()) == bits(v.mean())
+                && bits(c.unbiased_covariance()) == bits(v.unbiased_variance())
+        })
+    }
+    check(property as fn(Unit, Data, bool) -> bool);
+}
+
+// ------------------------------------------------------------ serde
+
+#[cfg(feature = "serde")]
+mod checkpoints {
+    use super::*;
+
+    #[test]
+    fn every_option_round_trips_and_continues_bit_for_bit() {
+        let m = Momentum::from_half_life(3.0).unwrap();
+        let mut ew = EwVariance::adjusted(m)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Gap)
+            .with_min_periods(3);
+        let mut c = EwCovariance::new(m)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Skip);
+        let mut e = Ema::adjusted(m).unwrap().with_nan_policy(NanPolicy::Gap);
+        for (k, &x) in XS_NAN.iter().enumerate() {
+            let t = TS[k];
+            if k == 6 {
+                ew = serde_json::from_str(&serde_json::to_string(&ew).unwrap()).unwrap();
+                c = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+                e = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+            }
+            ew.push_at(t, x).unwrap();
+            c.push_at(t, x, YS[k]).unwrap();
+            e.push_at(t, x).unwrap();
+        }
+        let mut ew2 = EwVariance::adjusted(m)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Gap)
+            .with_min_periods(3);
+        for (k, &x) in XS_NAN.iter().enumerate() {
+            ew2.push_at(TS[k], x).unwrap();
+        }
+        assert_eq!(ew, ew2);
+        assert!(
+            c.push_at(TS[11] - 1.0, 0.0, 0.0).is_err(),
+            "the clock survives"
+        );
+        assert!(e.is_adjusted());
+    }
+
+    #[test]
+    fn states_saved_before_the_weights_existed_still_restore() {
+        let old =
+            r#"{"momentum":{"Factor":0.5},"count":2,"shift":1.0,"offset":1.0,"variance":1.0}"#;
+        let ew: EwVariance<f64> = serde_json::from_str(old).unwrap();
+        assert_eq!(ew.unbiased_variance(), Some(2.0));
+        let mut live = EwVariance::new(Momentum::Factor(0.5)).unwrap();
+        live.extend_from_slice(&[1.0, 3.0]);
+        assert_eq!(ew, live);
+    }
+
+    #[test]
+    fn corrupt_states_are_rejected() {
+        let good = r#"{"momentum":{"Factor":0.5},"count":2,"shift_x":1.0,"offset_x":1.0,"shift_y":1.0,"offset_y":1.0,"variance_x":1.0,"variance_y":4.0,"covariance":2.0,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":0.5,"pending":1.0,"clock":null,"timed":false}}"#;
+        assert!(serde_json::from_str::<EwCovariance<f64>>(good).is_ok());
+        for (from, to, reason) in [
+            ("\"covariance\":2.0", "\"covariance\":2.5", "exceeds"),
+            ("\"variance_y\":4.0", "\"variance_y\":-4.0", "non-negative"),
+            ("\"squares\":0.5", "\"squares\":1.5", "squared weights"),
+            ("\"squares\":0.5", "\"squares\":0.0", "squared weights"),
+            ("\"pending\":1.0", "\"pending\":2.0", "pending decay"),
+            ("\"total\":1.0", "\"total\":3.0", "total weight"),
+            ("\"total\":1.0", "\"total\":0.5", "total weight"),
+            ("\"clock\":null", "\"clock\":1e999", "out of range"),
+            ("\"count\":2", "\"count\":1", "all the weight"),
+            ("\"Factor\":0.5", "\"Factor\":-0.5", "momentum"),
+            (
+                "\"nan_policy\":\"Propagate\"",
+                "\"nan_policy\":\"Sometimes\"",
+                "variant",
+            ),
+        ] {
+            let bad = good.replace(from, to);
+            assert_ne!(bad, good);
+            let err = serde_json::from_str::<EwCovariance<f64>>(&bad).unwrap_err();
+            assert!(err.to_string().contains(reason), "{bad}: {err}");
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn the_fuzz_seeds_restore() {
+    let c: EwCovariance<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ew_covariance.json"
+    ))
+    .unwrap();
+    assert_eq!(c.correlation(), Some(1.0));
+    let ew: EwVariance<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ew_variance_timed.json"
+    ))
+    .unwrap();
+    assert_eq!((ew.is_adjusted(), ew.nan_policy()), (true, NanPolicy::Gap));
+    let e: Ema<f64> = serde_json::from_str(include_str!(
+        "../../fuzz/seeds/deserialize/ema_adjusted.json"
+    ))
+    .unwrap();
+    assert_eq!(e.value(), Some(2.5));
+}
