@@ -180,7 +180,10 @@
 //!
 //! - `std` (default): `std::error::Error` for [`Error`], and runtime CPU
 //!   feature detection so the kernels use AVX2/FMA where present.
-//! - `serde` (default): `Serialize`/`Deserialize` for every accumulator.
+//! - `serde` (default): `Serialize`/`Deserialize` for every accumulator,
+//!   validated on the way in. The serialized forms are stable from this
+//!   version (for the mergeable types, their plain `to_parts` data) and
+//!   tested against committed fixtures.
 //! - `rayon` (default, implies `std`): parallel slice and per-channel
 //!   reductions, `FromParallelIterator` and `ParallelExtend`.
 //! - `half`: slices of `half::f16` and `half::bf16` in every slice and

@@ -59,8 +59,8 @@ use crate::{Element, Error, Float, Merge, VarianceParts};
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
     serde(
-        try_from = "BatchStatsState",
-        into = "BatchStatsState",
+        try_from = "BatchStatsParts",
+        into = "BatchStatsParts",
         bound = "F: Float"
     )
 )]
@@ -647,43 +647,18 @@ pub struct BatchStatsParts {
     pub poisoned: bool,
 }
 
-/// The serialized form: the count, the raw `f64` moments of every channel
-/// (so a restored value merges bit-for-bit like the original) and the
-/// poison flag.
 #[cfg(feature = "serde")]
-#[derive(serde::Serialize, serde::Deserialize)]
-struct BatchStatsState {
-    count: u64,
-    moments: Vec<Moments<f64>>,
-    poisoned: bool,
-}
-
-#[cfg(feature = "serde")]
-impl<F: Float> TryFrom<BatchStatsState> for BatchStats<F> {
+impl<F: Float> TryFrom<BatchStatsParts> for BatchStats<F> {
     type Error = Error;
-    fn try_from(s: BatchStatsState) -> Result<Self, Error> {
-        for m in &s.moments {
-            m.validate()?;
-            if m.count != s.count {
-                return Err(Error::state(alloc::format!(
-                    "every channel must have count {}, got {}",
-                    s.count,
-                    m.count
-                )));
-            }
-        }
-        Ok(Self::restored(s.count, s.moments, s.poisoned))
+    fn try_from(parts: BatchStatsParts) -> Result<Self, Error> {
+        Self::from_parts(parts)
     }
 }
 
 #[cfg(feature = "serde")]
-impl<F> From<BatchStats<F>> for BatchStatsState {
+impl<F: Float> From<BatchStats<F>> for BatchStatsParts {
     fn from(s: BatchStats<F>) -> Self {
-        Self {
-            count: s.count,
-            moments: s.moments,
-            poisoned: s.poisoned,
-        }
+        s.to_parts()
     }
 }
 

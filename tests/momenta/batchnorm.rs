@@ -828,7 +828,7 @@ mod checkpoint {
         counts["count"] = serde_json::json!(3);
         assert!(serde_json::from_value::<BatchStats<f64>>(counts).is_err());
         let mut m2 = stats.clone();
-        m2["moments"][0]["m2"] = serde_json::json!(-1.0);
+        m2["m2"][0] = serde_json::json!(-1.0);
         assert!(serde_json::from_value::<BatchStats<f64>>(m2).is_err());
     }
 }
