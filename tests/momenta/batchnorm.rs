@@ -824,9 +824,14 @@ mod checkpoint {
             BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0], Layout::nc(2, 2).unwrap()).unwrap(),
         )
         .unwrap();
+        // One value per channel cannot have a spread (M2 is 2 here).
         let mut counts = stats.clone();
-        counts["count"] = serde_json::json!(3);
+        counts["count"] = serde_json::json!(1);
         assert!(serde_json::from_value::<BatchStats<f64>>(counts).is_err());
+        // Per-channel vectors of different lengths.
+        let mut lengths = stats.clone();
+        lengths["offset"] = serde_json::json!([1.0]);
+        assert!(serde_json::from_value::<BatchStats<f64>>(lengths).is_err());
         let mut m2 = stats.clone();
         m2["m2"][0] = serde_json::json!(-1.0);
         assert!(serde_json::from_value::<BatchStats<f64>>(m2).is_err());
