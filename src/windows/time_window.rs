@@ -256,8 +256,19 @@ impl<F: Float> TimeWindow<F> {
         if !x.is_nan() {
             self.extrema.push(seq, x);
         }
-        if self.rebase_pending && finite {
-            self.total.rebase(x);
+        if self.rebase_pending {
+            // The shift moves onto the newest finite sample, which stays
+            // until the next refresh; a NaN or ±∞ just pushed does not
+            // keep the old shift, which may belong to a sample that left.
+            let newest = self
+                .samples
+                .iter()
+                .rev()
+                .map(|s| s.1)
+                .find(|v| v.is_finite());
+            if let Some(v) = newest {
+                self.total.rebase(v);
+            }
             self.rebase_pending = false;
         }
         if self.total.needs_rebuild() {

@@ -611,8 +611,19 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 }
             }
         }
-        if self.rebase_pending && finite {
-            self.rebase(x);
+        if self.rebase_pending {
+            // Onto the newest finite value in the window (`x` itself unless
+            // it is NaN or ±∞): it stays until the next refresh.
+            let newest = if finite {
+                Some(x)
+            } else {
+                self.ring.iter().rev().find(|v| v.is_finite())
+            };
+            if let Some(v) = newest {
+                self.rebase(v);
+            } else {
+                self.rebase_pending = false;
+            }
         }
         if self.total.needs_rebuild() {
             self.rebuild();
