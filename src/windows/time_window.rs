@@ -257,19 +257,22 @@ impl<F: Float> TimeWindow<F> {
             self.extrema.push(seq, x);
         }
         if self.rebase_pending {
-            // The shift moves onto the newest finite sample, which stays
-            // until the next refresh; a NaN or ±∞ just pushed does not
-            // keep the old shift, which may belong to a sample that left.
-            let newest = self
+            if finite {
+                // `x` stays until the next refresh.
+                self.total.rebase(x);
+                self.rebase_pending = false;
+            } else if let Some(v) = self
                 .samples
                 .iter()
                 .rev()
                 .map(|s| s.1)
-                .find(|v| v.is_finite());
-            if let Some(v) = newest {
+                .find(|v| v.is_finite())
+            {
+                // Meanwhile the newest finite sample, which is in the window
+                // now (the shift's owner may have left); the next finite
+                // sample takes over for the rest of the refresh.
                 self.total.rebase(v);
             }
-            self.rebase_pending = false;
         }
         if self.total.needs_rebuild() {
             self.rebuild(finite);

@@ -612,17 +612,14 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             }
         }
         if self.rebase_pending {
-            // Onto the newest finite value in the window (`x` itself unless
-            // it is NaN or ±∞): it stays until the next refresh.
-            let newest = if finite {
-                Some(x)
-            } else {
-                self.ring.iter().rev().find(|v| v.is_finite())
-            };
-            if let Some(v) = newest {
-                self.rebase(v);
-            } else {
-                self.rebase_pending = false;
+            if finite {
+                // `x` stays until the next refresh.
+                self.rebase(x);
+            } else if let Some(v) = self.ring.iter().rev().find(|v| v.is_finite()) {
+                // Meanwhile the newest finite value, which is in the
+                // window now (the shift's owner may have left); the next
+                // finite value takes over for the rest of the refresh.
+                self.total.rebase(v);
             }
         }
         if self.total.needs_rebuild() {
