@@ -16,7 +16,9 @@
 //!
 //! `cargo bench --bench roofline`; `MOMENTA_ROOFLINE_REPS` sets the number
 //! of alternations (default 7), `MOMENTA_ROOFLINE_LOG2` the size of the
-//! large `f64` slice (default 25: 256 MiB).
+//! large `f64` slice (default 25: 256 MiB). Words after `--` keep only the
+//! rows whose path contains one of them: `cargo bench --bench roofline --
+//! Covariance MinMax`.
 
 extern crate alloc;
 
@@ -24,7 +26,10 @@ mod common;
 
 use common::{data, data_f32, welford};
 use momenta::batchnorm::{BatchStats, Layout};
-use momenta::{Ema, EwVariance, Mean, Momentum, MovingAverage, MovingVariance, Variance};
+use momenta::{
+    Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
+    Skewness, Variance, WeightedVariance,
+};
 use multiversion::multiversion;
 use rayon::prelude::*;
 use std::hint::black_box;
@@ -129,6 +134,16 @@ fn alternate<A, B>(reps: u32, a: impl Fn() -> A, b: impl Fn() -> B) -> (Duration
     (best_a, best_b)
 }
 
+/// Whether the command line keeps the row `what`: every row when it names
+/// nothing, else those containing one of its words.
+fn wanted(what: &str) -> bool {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    words.is_empty() || words.iter().any(|w| what.contains(w.as_str()))
+}
+
 /// One row: `kernel`'s speed as a fraction of `roofline`'s.
 fn row<A, B>(
     reps: u32,
@@ -137,6 +152,9 @@ fn row<A, B>(
     kernel: impl Fn() -> A,
     roofline: impl Fn() -> B,
 ) {
+    if !wanted(what) {
+        return;
+    }
     let (k, r) = alternate(reps, kernel, roofline);
     println!(
         "| {what} | {against} | {:.2} | {:.2} ms | {:.2} ms |",
@@ -214,6 +232,8 @@ fn main() {
         || par_sum_f32(&xs),
     );
     drop(xs);
+
+    family(reps, n);
 
     let small = data(1 << 14, 1e9, 3);
     row(
@@ -350,9 +370,121 @@ fn main() {
         );
         push_all(b, &xs).0.mean().unwrap_or(0.0)
     };
+    if !wanted("bundle") {
+        return;
+    }
     let (t, _) = alternate(reps * 10, bundle, || welford(&xs));
     println!(
         "\nbundle of MovingAverage(20), MovingVariance(20), Ema, EwVariance: {:.1} ns per sample",
         t.as_secs_f64() * 1e9 / xs.len() as f64
+    );
+}
+
+/// The cumulative family's slice kernels: two slices of half the size
+/// against the sum over both, one slice against its sum.
+fn family(reps: u32, n: usize) {
+    let half = n / 2;
+    let xs = data(half, 1e9, 11);
+    let ys = data(half, -3e8, 12);
+    let mib = (n * 8) >> 20;
+    let both = || sum_f64(&xs) + sum_f64(&ys);
+    let par_both = || par_sum_f64(&xs) + par_sum_f64(&ys);
+    row(
+        reps,
+        &format!("`Covariance::from_slices`, f64, {mib} MiB"),
+        "AVX2 sum",
+        || Covariance::<f64>::from_slices(&xs, &ys),
+        both,
+    );
+    row(
+        reps,
+        &format!("`Covariance::par_from_slices`, f64, {mib} MiB"),
+        "parallel AVX2 sum",
+        || Covariance::<f64>::par_from_slices(&xs, &ys),
+        par_both,
+    );
+    let ws = data(half, 0.0, 13);
+    row(
+        reps,
+        &format!("`WeightedVariance::from_slices`, f64, {mib} MiB"),
+        "AVX2 sum",
+        || WeightedVariance::<f64>::from_slices(&xs, &ws),
+        || sum_f64(&xs) + sum_f64(&ws),
+    );
+    row(
+        reps,
+        &format!("`WeightedVariance::par_from_slices`, f64, {mib} MiB"),
+        "parallel AVX2 sum",
+        || WeightedVariance::<f64>::par_from_slices(&xs, &ws),
+        || par_sum_f64(&xs) + par_sum_f64(&ws),
+    );
+    drop((xs, ys, ws));
+
+    let xs = data(n, 1e9, 14);
+    for (what, roofline) in [("AVX2 sum", false), ("parallel AVX2 sum", true)] {
+        let sum = || {
+            if roofline {
+                par_sum_f64(&xs)
+            } else {
+                sum_f64(&xs)
+            }
+        };
+        let par = if roofline { "par_" } else { "" };
+        row(
+            reps,
+            &format!("`MinMax::{par}from_slice`, f64, {mib} MiB"),
+            what,
+            || {
+                if roofline {
+                    MinMax::<f64>::par_from_slice(&xs)
+                } else {
+                    MinMax::<f64>::from_slice(&xs)
+                }
+            },
+            sum,
+        );
+        row(
+            reps,
+            &format!("`Skewness::{par}from_slice`, f64, {mib} MiB"),
+            what,
+            || {
+                if roofline {
+                    Skewness::<f64>::par_from_slice(&xs)
+                } else {
+                    Skewness::<f64>::from_slice(&xs)
+                }
+            },
+            sum,
+        );
+        row(
+            reps,
+            &format!("`Kurtosis::{par}from_slice`, f64, {mib} MiB"),
+            what,
+            || {
+                if roofline {
+                    Kurtosis::<f64>::par_from_slice(&xs)
+                } else {
+                    Kurtosis::<f64>::from_slice(&xs)
+                }
+            },
+            sum,
+        );
+    }
+    drop(xs);
+    let xs = data_f32(2 * n, 1e3, 15);
+    row(
+        reps,
+        &format!("`MinMax::from_slice`, f32, {mib} MiB"),
+        "AVX2 sum",
+        || MinMax::<f32>::from_slice(&xs),
+        || sum_f32(&xs),
+    );
+    let (xs, ys) = xs.split_at(n);
+    row(
+        reps,
+        &format!("`Covariance::<f64>::from_slices`, f32, {mib} MiB"),
+        "AVX2 sum",
+        || Covariance::<f64>::from_slices(xs, ys),
+        || sum_f32(xs) + sum_f32(ys),
     );
 }

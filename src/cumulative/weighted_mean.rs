@@ -3,6 +3,7 @@
 
 use super::weighted_moments::{WeightedMoments, of_slices, try_extend};
 use crate::float::exactly;
+use crate::kernels::Schedule;
 use crate::{Element, Error, Float};
 
 /// Total weight and weighted mean `Σwx/Σw` of every value pushed with a
@@ -115,7 +116,32 @@ impl<F: Float> WeightedMean<F> {
     /// ```
     pub fn from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, false>(xs, ws)?,
+            moments: of_slices::<S, F, false>(Schedule::Sequential, xs, ws)?,
+        })
+    }
+
+    /// [`from_slices`](Self::from_slices) on every rayon thread (feature
+    /// `rayon`): the same result, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_slices`](Self::from_slices).
+    ///
+    /// ```
+    /// use momenta::WeightedMean;
+    ///
+    /// let xs: Vec<f64> = (0..100_000).map(|i| f64::from(i % 7)).collect();
+    /// let ws: Vec<f64> = (0..100_000).map(|i| f64::from(i % 3)).collect();
+    /// let par = WeightedMean::<f64>::par_from_slices(&xs, &ws)?;
+    /// assert_eq!(par, WeightedMean::<f64>::from_slices(&xs, &ws)?);
+    /// assert!(WeightedMean::<f64>::par_from_slices(&xs, &ws[1..]).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
+        Ok(Self {
+            moments: of_slices::<S, F, false>(Schedule::Parallel, xs, ws)?,
         })
     }
 

@@ -19,6 +19,7 @@
 
 use super::moments::{offset_is_large, rebase, shift_is_stale};
 use crate::float::clamp_non_negative;
+use crate::kernels::Schedule;
 use crate::{Element, Error, Float};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,19 +63,40 @@ pub(crate) fn check_weight<F: Float>(w: F) -> Result<(), Error> {
 }
 
 /// The weighted moments of `xs` with weights `ws` by the blocked kernels,
-/// in `F`.
+/// in `F`, on a given schedule. The kernel checks the weights in the pass
+/// that sums them; only when it finds a bad one are they read again, to
+/// name the first.
 ///
 /// # Errors
 ///
 /// Slices of unequal length, a weight that is negative, NaN or infinite,
 /// or weights whose sum (or sum of squares, with `SPREAD`) overflows `F`.
 pub(crate) fn of_slices<S: Element, F: Float, const SPREAD: bool>(
+    schedule: Schedule,
     xs: &[S],
     ws: &[S],
 ) -> Result<WeightedMoments<F>, Error> {
     if xs.len() != ws.len() {
         return Err(Error::length("weights", xs.len(), ws.len()));
     }
+    let m = crate::kernels::weighted_moments_on::<S, SPREAD>(schedule, xs, ws);
+    let (sum, sum_sq) = match m {
+        Some(m) => (m.weight, m.weight_sq),
+        None => weight_sums(ws)?,
+    };
+    let limit = F::max_value().as_f64();
+    match m {
+        Some(m) if sum <= limit && (!SPREAD || sum_sq <= limit) => Ok(m.cast()),
+        _ => Err(Error::parameter(
+            "weights",
+            sum,
+            "small enough that the sums of the weights and of their squares stay finite",
+        )),
+    }
+}
+
+/// `(Σw, Σw²)` in order, or the first invalid weight's error.
+fn weight_sums<S: Element>(ws: &[S]) -> Result<(f64, f64), Error> {
     let (mut sum, mut sum_sq) = (0.0_f64, 0.0_f64);
     for &w in ws {
         let w = w.widen();
@@ -82,15 +104,7 @@ pub(crate) fn of_slices<S: Element, F: Float, const SPREAD: bool>(
         sum += w;
         sum_sq += w * w;
     }
-    let limit = F::max_value().as_f64();
-    if !(sum <= limit && (!SPREAD || sum_sq <= limit)) {
-        return Err(Error::parameter(
-            "weights",
-            sum,
-            "small enough that the sums of the weights and of their squares stay finite",
-        ));
-    }
-    Ok(crate::kernels::weighted_moments::<S, SPREAD>(xs, ws).cast())
+    Ok((sum, sum_sq))
 }
 
 /// Applies `push` to every pair of `iter` on a copy of `m`, and keeps the

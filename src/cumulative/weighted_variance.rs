@@ -3,6 +3,7 @@
 
 use super::weighted_moments::{WeightedMoments, of_slices, try_extend};
 use crate::float::exactly;
+use crate::kernels::Schedule;
 use crate::{Element, Error, Float};
 
 /// Total weight, weighted mean and weighted variances of every value pushed
@@ -143,7 +144,32 @@ impl<F: Float> WeightedVariance<F> {
     /// ```
     pub fn from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, true>(xs, ws)?,
+            moments: of_slices::<S, F, true>(Schedule::Sequential, xs, ws)?,
+        })
+    }
+
+    /// [`from_slices`](Self::from_slices) on every rayon thread (feature
+    /// `rayon`): the same result, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_slices`](Self::from_slices).
+    ///
+    /// ```
+    /// use momenta::WeightedVariance;
+    ///
+    /// let xs: Vec<f64> = (0..100_000).map(|i| f64::from(i % 7)).collect();
+    /// let ws: Vec<f64> = (0..100_000).map(|i| f64::from(i % 3)).collect();
+    /// let par = WeightedVariance::<f64>::par_from_slices(&xs, &ws)?;
+    /// assert_eq!(par, WeightedVariance::<f64>::from_slices(&xs, &ws)?);
+    /// assert!(WeightedVariance::<f64>::par_from_slices(&xs, &ws[1..]).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
+        Ok(Self {
+            moments: of_slices::<S, F, true>(Schedule::Parallel, xs, ws)?,
         })
     }
 

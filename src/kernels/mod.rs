@@ -33,7 +33,7 @@ use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
 use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
-use schedule::Schedule;
+pub(crate) use schedule::Schedule;
 
 pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
@@ -219,27 +219,32 @@ pub(crate) fn par_comoments<S: Element>(xs: &[S], ys: &[S]) -> CoMoments<f64> {
 /// first value with a positive weight, and the run is summed again around
 /// its mean when that value is far from it. Runs with non-finite values,
 /// or with no positive weight, take West's step one value at a time.
+///
+/// `None` when a weight is NaN, negative or infinite, or the run's weights
+/// overflow: the kernel checks the weights in the pass that sums them.
 fn run_weighted<S: Element, const SPREAD: bool>(
     path: Path,
     xs: &[S],
     ws: &[S],
-) -> WeightedMoments<f64> {
+) -> Option<WeightedMoments<f64>> {
     let by_steps = || {
         let mut m = WeightedMoments::default();
         for (x, w) in xs.iter().zip(ws) {
-            // The caller checked the weights and their sums.
-            let _ = m.push::<SPREAD>(x.widen(), w.widen());
+            m.push::<SPREAD>(x.widen(), w.widen()).ok()?;
         }
-        m
+        Some(m)
     };
     let Some(first) = xs.iter().zip(ws).position(|(_, w)| w.widen() > 0.0) else {
         return by_steps();
     };
     let sums = |k: f64| {
-        let [w, s, q, w2, positive] = arch::shifted_weighted_sums(path, xs, ws, k);
+        let [w, s, q, w2, positive, invalid] = arch::shifted_weighted_sums(path, xs, ws, k);
+        if invalid > 0.0 || !w.is_finite() {
+            return None;
+        }
         let offset = s / w;
         let m2 = q - s * offset;
-        WeightedMoments {
+        Some(WeightedMoments {
             // A count of at most `BLOCK`, held exactly in an f64 sum.
             #[allow(
                 clippy::cast_possible_truncation,
@@ -252,13 +257,13 @@ fn run_weighted<S: Element, const SPREAD: bool>(
             shift: k,
             offset,
             m2: if m2 < 0.0 { 0.0 } else { m2 },
-        }
+        })
     };
     let finite = |m: &WeightedMoments<f64>| m.offset.is_finite() && m.m2.is_finite();
-    let mut m = sums(xs[first].widen());
+    let mut m = sums(xs[first].widen())?;
     // `shift_is_far`, with Σw for the count.
     if finite(&m) && m.offset * m.offset * m.weight > 16.0 * m.m2 {
-        m = sums(m.shift + m.offset);
+        m = sums(m.shift + m.offset)?;
     }
     if !finite(&m) {
         return by_steps();
@@ -267,23 +272,33 @@ fn run_weighted<S: Element, const SPREAD: bool>(
         m.m2 = 0.0;
         m.weight_sq = 0.0;
     }
-    m
+    Some(m)
 }
 
-/// Weighted moments of `xs` with weights `ws` (equal lengths, weights
-/// checked), blocked and merged in the fixed tree.
-pub(crate) fn weighted_moments<S: Element, const SPREAD: bool>(
+/// Weighted moments of `xs` with weights `ws` (equal lengths), blocked and
+/// merged in the fixed tree on a given schedule; `None` when a weight is
+/// NaN, negative or infinite, or a block's weights overflow.
+pub(crate) fn weighted_moments_on<S: Element, const SPREAD: bool>(
+    schedule: Schedule,
     xs: &[S],
     ws: &[S],
-) -> WeightedMoments<f64> {
+) -> Option<WeightedMoments<f64>> {
     let len = xs.len().min(ws.len());
     if len == 0 {
-        return WeightedMoments::default();
+        return Some(WeightedMoments::default());
     }
     let path = detect();
     let leaf = |i| run_weighted::<S, SPREAD>(path, block_of(xs, i), block_of(ws, i));
-    let merge = |a: &mut WeightedMoments<f64>, b: WeightedMoments<f64>| a.merge::<SPREAD>(&b);
-    Schedule::Sequential.tree(0, blocks(len), GRAIN, &leaf, &merge)
+    let merge = |a: &mut Option<WeightedMoments<f64>>, b: Option<WeightedMoments<f64>>| {
+        *a = match (*a, b) {
+            (Some(mut a), Some(b)) => {
+                a.merge::<SPREAD>(&b);
+                Some(a)
+            }
+            _ => None,
+        };
+    };
+    schedule.tree(0, blocks(len), GRAIN, &leaf, &merge)
 }
 
 /// Raw moments of `xs`, in `f64`.

@@ -2,7 +2,7 @@
 //! and numpy (values recorded from Python on the same SplitMix data), their
 //! laws with quickcheck, hostile weights and checkpoints.
 
-use crate::support::{SplitMix, rel};
+use crate::support::{SplitMix, in_pool, rel};
 use momenta::{ErrorKind, Merge, WeightedMean, WeightedVariance, WeightedVarianceParts};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
@@ -123,6 +123,75 @@ fn invalid_weights_are_errors_that_change_nothing() {
     assert_eq!(v, before);
     let e = WeightedVariance::<f64>::from_slices(&[1.0], &[]).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::LengthMismatch { .. }));
+}
+
+#[test]
+fn the_kernels_find_a_bad_weight_anywhere_and_name_the_first() {
+    // Past the first block, inside the vector chunks, on both schedules:
+    // the error is the first bad weight in slice order, as `push` names it.
+    let n: usize = 20_000;
+    let xs: Vec<f64> = (0..n).map(|i| 1e6 + (i % 17) as f64).collect();
+    for (at, bad, later) in [
+        (9_000, -2.5, f64::NAN),
+        (13_001, f64::NAN, -1.0),
+        (4_100, f64::INFINITY, -3.0),
+        (19_999, f64::NEG_INFINITY, 0.0),
+    ] {
+        let mut ws: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+        ws[at] = bad;
+        if at + 1 < n {
+            ws[n - 1] = later;
+        }
+        let expected = WeightedVariance::<f64>::new().push(0.0, bad).unwrap_err();
+        let seq = WeightedVariance::<f64>::from_slices(&xs, &ws).unwrap_err();
+        let par = WeightedVariance::<f64>::par_from_slices(&xs, &ws).unwrap_err();
+        let mean = WeightedMean::<f64>::par_from_slices(&xs, &ws).unwrap_err();
+        for e in [seq, par, mean] {
+            assert_eq!(e.to_string(), expected.to_string(), "bad weight at {at}");
+        }
+    }
+    // Finite weights whose sum overflows: refused by name.
+    let ws = vec![1e305_f64; n];
+    let e = WeightedMean::<f64>::par_from_slices(&xs, &ws).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::InvalidParameter {
+                name: "weights",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_parallel_kernel_is_the_sequential_one_bit_for_bit() {
+    // 300 000 values: 74 blocks, enough for the tree to fork.
+    let mut rng = SplitMix(8);
+    let (xs, ws): (Vec<f64>, Vec<f64>) = (0..300_000)
+        .map(|_| (1e9 + rng.unit(), (rng.next_u64() >> 60) as f64))
+        .unzip();
+    let seq = WeightedVariance::<f64>::from_slices(&xs, &ws).unwrap();
+    let seq_mean = WeightedMean::<f64>::from_slices(&xs, &ws).unwrap();
+    for threads in [1, 2, 3, 8] {
+        let par = in_pool(threads, || {
+            WeightedVariance::<f64>::par_from_slices(&xs, &ws)
+        })
+        .unwrap();
+        assert_eq!(par.to_parts(), seq.to_parts(), "{threads} threads");
+        let mean = in_pool(threads, || WeightedMean::<f64>::par_from_slices(&xs, &ws)).unwrap();
+        assert_eq!(mean.to_parts(), seq_mean.to_parts(), "{threads} threads");
+    }
+    // And it is accurate: against the two-pass weighted formula.
+    let total: f64 = ws.iter().sum();
+    let mean = xs.iter().zip(&ws).map(|(x, w)| (x - 1e9) * w).sum::<f64>() / total + 1e9;
+    let m2: f64 = xs
+        .iter()
+        .zip(&ws)
+        .map(|(x, w)| w * (x - mean) * (x - mean))
+        .sum();
+    assert!(rel(seq.population_variance().unwrap(), m2 / total) < 1e-12);
 }
 
 #[test]

@@ -56,6 +56,7 @@ pub(crate) fn detect() -> Path {
                 let fast = std::is_x86_feature_detected!("avx2")
                     && std::is_x86_feature_detected!("fma")
                     && std::is_x86_feature_detected!("f16c");
+                x86_64::choose_prefetch();
                 CACHE.store(if fast { AVX2_FMA } else { PORTABLE }, Ordering::Relaxed);
                 if fast { Path::Avx2Fma } else { Path::Portable }
             }
@@ -109,15 +110,15 @@ pub(crate) fn shifted_pair_sums<S: Element>(
     }
 }
 
-/// `[Σw, Σw·d, Σw·d², Σw², positive weights]` with `d = x − k`; see
-/// [`portable::weighted_sums_body`].
+/// `[Σw, Σw·d, Σw·d², Σw², positive weights, NaN or negative weights]`
+/// with `d = x − k`; see [`portable::weighted_sums_body`].
 #[inline]
 pub(crate) fn shifted_weighted_sums<S: Element>(
     path: Path,
     xs: &[S],
     ws: &[S],
     k: f64,
-) -> [f64; 5] {
+) -> [f64; 6] {
     match path {
         Path::Portable => portable::weighted_sums_body::<S, false>(xs, ws, k),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]

@@ -45,7 +45,9 @@ pub(super) fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// within a few per cent of the best distance from DRAM with and without
 /// huge pages; 4 KiB costs about 20 % with huge pages. The lanes loop,
 /// which reads four rows side by side, looks twice as far ahead; see
-/// `rows_body`.)
+/// `rows_body`.) On AMD EPYC the hardware prefetcher keeps up alone and
+/// the hints cost bandwidth instead, so they are off there (see
+/// `x86_64::PREFETCHING`).
 pub(super) const PREFETCH: usize = 2048;
 
 /// `xs` as whole arrays of `N` values, and the rest.
@@ -252,16 +254,18 @@ pub(super) fn pair_sums_body<S: Element, const FMA: bool>(
 }
 
 /// The sums of a run of weighted values around the shift `k`:
-/// `[Σw, Σw·d, Σw·d², Σw², number of positive weights]` with `d = x − k`.
-/// The weights are finite and non-negative (the caller checks); the
+/// `[Σw, Σw·d, Σw·d², Σw², number of positive weights, number of weights
+/// that are NaN or negative]` with `d = x − k`. The weights are checked
+/// here, in the same pass: with no NaN or negative weight, `Σw` is finite
+/// exactly when every weight is (and their sum does not overflow). The
 /// slices have equal lengths.
 #[inline(always)]
 pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
     xs: &[S],
     ws: &[S],
     k: f64,
-) -> [f64; 5] {
-    let mut acc = [[0.0_f64; PAIR_LANES]; 5];
+) -> [f64; 6] {
+    let mut acc = [[0.0_f64; PAIR_LANES]; 6];
     let (xc, xt) = array_chunks::<S, PAIR_LANES>(xs);
     let (wc, wt) = array_chunks::<S, PAIR_LANES>(ws);
     let mut step = |x: &[S], w: &[S]| {
@@ -277,6 +281,7 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
             };
             acc[3][l] = square_add::<FMA>(w, acc[3][l]);
             acc[4][l] += if w > 0.0 { 1.0 } else { 0.0 };
+            acc[5][l] += if w >= 0.0 { 0.0 } else { 1.0 };
         }
     };
     for (x, w) in xc.zip(wc) {

@@ -348,7 +348,7 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
     xs: &[S],
     ws: &[S],
     k: f64,
-) -> [f64; 5] {
+) -> [f64; 6] {
     weighted_sums_body::<S, true>(xs, ws, k)
 }
 
