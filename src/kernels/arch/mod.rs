@@ -228,6 +228,41 @@ mod tests {
     }
 
     #[test]
+    fn weighted_sums_match_a_plain_loop_on_every_path() {
+        // Small integers: every sum is exact in any order.
+        for n in [0_u32, 5, 16, 37, 100] {
+            for bad_at in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
+                let xs: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from(i % 9)).collect();
+                let mut ws: alloc::vec::Vec<f64> =
+                    (0..n).map(|i| f64::from((i * 7) % 4)).collect();
+                if let (Some(i), true) = (bad_at, n > 0) {
+                    ws[i as usize] = if i % 2 == 0 { f64::NAN } else { -1.0 };
+                }
+                let k = 3.0;
+                let mut e = [0.0; 6];
+                for (&x, &w) in xs.iter().zip(&ws) {
+                    let d = x - k;
+                    e[0] += w;
+                    e[1] += w * d;
+                    e[2] += w * d * d;
+                    e[3] += w * w;
+                    e[4] += if w > 0.0 { 1.0 } else { 0.0 };
+                    e[5] += if w >= 0.0 { 0.0 } else { 1.0 };
+                }
+                for path in [Path::Portable, detect()] {
+                    let got = shifted_weighted_sums(path, &xs, &ws, k);
+                    let bad = bad_at.is_some() && n > 0;
+                    assert_eq!(got[5] > 0.0, bad, "n = {n}, {path:?}");
+                    if !bad {
+                        assert_eq!(got, e, "n = {n}, {path:?}");
+                    }
+                    assert_eq!(got[4], e[4], "n = {n}, {path:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rows_accumulate_lane_by_lane() {
         // 3 rows of stride 5; lanes 1..4.
         let slab: alloc::vec::Vec<f32> = (0..15).map(|i| i as f32).collect();

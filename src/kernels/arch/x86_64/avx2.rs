@@ -30,10 +30,12 @@ use core::arch::x86_64::{
     __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_slli_epi32,
 };
 use core::arch::x86_64::{
-    __m256, __m256d, _mm_loadu_ps, _mm256_add_pd, _mm256_and_pd, _mm256_and_ps, _mm256_cvtps_pd,
+    __m256, __m256d, _CMP_GT_OQ, _CMP_NGE_UQ, _mm_loadu_ps, _mm256_add_pd, _mm256_and_pd,
+    _mm256_and_ps, _mm256_castpd_si256, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_cvtps_pd,
     _mm256_fmadd_pd, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_max_pd, _mm256_max_ps, _mm256_min_pd,
-    _mm256_min_ps, _mm256_mul_pd, _mm256_or_pd, _mm256_or_ps, _mm256_set1_pd, _mm256_set1_ps,
-    _mm256_setzero_pd, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_sub_pd,
+    _mm256_min_ps, _mm256_movemask_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_or_ps, _mm256_set1_pd,
+    _mm256_set1_ps, _mm256_setzero_pd, _mm256_setzero_si256, _mm256_storeu_pd, _mm256_storeu_ps,
+    _mm256_sub_epi64, _mm256_sub_pd,
 };
 
 /// Independent accumulators per sum: four registers of four `f64`, so
@@ -338,7 +340,69 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
     lanes.map(fold_lanes)
 }
 
-/// `weighted_sums_body` compiled for AVX2 and FMA.
+/// Per-lane weighted sums over whole chunks, two registers per sum:
+/// `[Σw, Σw·d, Σw·d², Σw²]`, the number of positive weights (as integer
+/// lanes), and whether a weight was NaN or negative.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
+    chunks: impl Iterator<Item = (&'a C, &'a C)>,
+    k: f64,
+) -> ([[f64; 8]; 4], f64, bool) {
+    #[allow(unused_unsafe)]
+    // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
+    // need; they only compute on registers, and `quad` and the stores
+    // access memory in bounds.
+    unsafe {
+        let kv = _mm256_set1_pd(k);
+        let zero = _mm256_setzero_pd();
+        let mut acc = [[zero; 2]; 4];
+        let mut positive = _mm256_setzero_si256();
+        let mut bad = zero;
+        for (x, w) in chunks {
+            x.prefetch();
+            w.prefetch();
+            for j in 0..4 {
+                let h = j & 1;
+                let wv = w.quad(j);
+                let d = _mm256_sub_pd(x.quad(j), kv);
+                let wd = _mm256_mul_pd(wv, d);
+                acc[0][h] = _mm256_add_pd(acc[0][h], wv);
+                acc[1][h] = _mm256_add_pd(acc[1][h], wd);
+                acc[2][h] = _mm256_fmadd_pd(wd, d, acc[2][h]);
+                acc[3][h] = _mm256_fmadd_pd(wv, wv, acc[3][h]);
+                // A true comparison is all ones: −1 as an integer.
+                let gt = _mm256_cmp_pd::<_CMP_GT_OQ>(wv, zero);
+                positive = _mm256_sub_epi64(positive, _mm256_castpd_si256(gt));
+                bad = _mm256_or_pd(bad, _mm256_cmp_pd::<_CMP_NGE_UQ>(wv, zero));
+            }
+        }
+        let mut out = [[0.0; 8]; 4];
+        for (dst, v) in out.iter_mut().zip(&acc) {
+            _mm256_storeu_pd(dst[..4].as_mut_ptr(), v[0]);
+            _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
+        }
+        let mut counts = [0.0_f64; 4];
+        _mm256_storeu_pd(counts.as_mut_ptr(), _mm256_castsi256_pd(positive));
+        // Integer lanes, stored through a float vector; at most a block's
+        // length, exact in f64.
+        #[allow(
+            clippy::cast_precision_loss,
+            clippy::cast_possible_wrap,
+            reason = "counts far below 2⁵³"
+        )]
+        let positive = counts.iter().map(|c| c.to_bits() as i64).sum::<i64>() as f64;
+        (out, positive, _mm256_movemask_pd(bad) != 0)
+    }
+}
+
+/// `[Σw, Σw·d, Σw·d², Σw², positive weights, NaN or negative weights]`
+/// with `d = x − k`, as `portable::weighted_sums_body` (which this is for
+/// half precision, and for the tail); the count of bad weights is 0 or
+/// more than 0, not exact.
 ///
 /// # Safety
 ///
@@ -349,7 +413,37 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
     ws: &[S],
     k: f64,
 ) -> [f64; 6] {
-    weighted_sums_body::<S, true>(xs, ws, k)
+    let len = xs.len().min(ws.len());
+    let (xs, ws) = (&xs[..len], &ws[..len]);
+    let (lanes, positive, bad, done) = match (S::elements(xs), S::elements(ws)) {
+        (Elements::F64(xs), Elements::F64(ws)) => {
+            let (xc, xt) = array_chunks::<f64, LANES>(xs);
+            let (wc, _) = array_chunks::<f64, LANES>(ws);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
+            (l, p, b, len - xt.len())
+        }
+        (Elements::F32(xs), Elements::F32(ws)) => {
+            let (xc, xt) = array_chunks::<f32, LANES>(xs);
+            let (wc, _) = array_chunks::<f32, LANES>(ws);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
+            (l, p, b, len - xt.len())
+        }
+        // One element type for both slices: `S` is either.
+        _ => return weighted_sums_body::<S, true>(xs, ws, k),
+    };
+    let [tw, tsd, tsdd, tww, tpos, tbad] =
+        weighted_sums_body::<S, true>(&xs[done..], &ws[done..], k);
+    let [w, wd, wdd, ww] = lanes.map(fold_lanes);
+    [
+        w + tw,
+        wd + tsd,
+        wdd + tsdd,
+        ww + tww,
+        positive + tpos,
+        tbad + if bad { 1.0 } else { 0.0 },
+    ]
 }
 
 /// Per-lane `[Σd, Σd², Σd³, Σd⁴]` over whole chunks, in two registers
