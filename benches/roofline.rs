@@ -69,7 +69,9 @@ fn sum_f32(xs: &[f32]) -> f32 {
 /// converted by bit operations (exact, branch-free, so the compiler
 /// vectorises it; compiled for AVX2/F16C where the CPU has them). Safe
 /// Rust has no F16C conversion intrinsic without `unsafe`, and the `half`
-/// crate's slice conversion is slower than this on stable Rust.
+/// crate's slice conversion (F16C picked at run time, into a 512-value
+/// buffer summed by [`sum_f32`]) took 1.5 times as long as this on the
+/// AMD EPYC guest.
 #[cfg(feature = "half")]
 #[multiversion(targets("x86_64+avx2+fma+f16c"))]
 fn sum_f16(xs: &[half::f16]) -> f32 {

@@ -89,11 +89,15 @@ fn half_statistics_are_exact_to_f64_accuracy() {
 
 #[test]
 fn per_channel_statistics_of_half_tensors() {
-    let (h, b, hw, bw) = data(2 * 3 * 8 * 8, 10.0, 4);
+    // The NHWC ones span several of the F16C loop's 64-row pieces, with
+    // rows whose length is not a multiple of its 8-value conversions.
     for layout in [
         Layout::nchw(2, 3, 8, 8).unwrap(),
         Layout::nhwc(2, 8, 8, 3).unwrap(),
+        Layout::nhwc(3, 37, 5, 7).unwrap(),
+        Layout::nhwc(1, 300, 1, 65).unwrap(),
     ] {
+        let (h, b, hw, bw) = data(layout.len(), 10.0, 4);
         assert_eq!(
             BatchStats::<f32>::compute(&h, layout).unwrap().to_parts(),
             BatchStats::<f32>::compute(&hw, layout).unwrap().to_parts()

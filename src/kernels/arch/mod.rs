@@ -233,8 +233,7 @@ mod tests {
         for n in [0_u32, 5, 16, 37, 100] {
             for bad_at in [None, Some(0), Some(n / 2), Some(n.saturating_sub(1))] {
                 let xs: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from(i % 9)).collect();
-                let mut ws: alloc::vec::Vec<f64> =
-                    (0..n).map(|i| f64::from((i * 7) % 4)).collect();
+                let mut ws: alloc::vec::Vec<f64> = (0..n).map(|i| f64::from((i * 7) % 4)).collect();
                 if let (Some(i), true) = (bad_at, n > 0) {
                     ws[i as usize] = if i % 2 == 0 { f64::NAN } else { -1.0 };
                 }

@@ -21,13 +21,16 @@
 
 use super::prefetch;
 use crate::float::Elements;
+#[cfg(feature = "half")]
+use crate::float::f16_bits_to_f32;
 use crate::kernels::arch::portable::{
     PREFETCH, array_chunks, finish_extremes, fold_lanes, power_step, rows_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
 use core::arch::x86_64::{
-    __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_slli_epi32,
+    __m128i, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_loadl_epi64, _mm_loadu_si128,
+    _mm_slli_epi32, _mm256_cvtph_ps,
 };
 use core::arch::x86_64::{
     __m256, __m256d, _CMP_GT_OQ, _CMP_NGE_UQ, _mm_loadu_ps, _mm256_add_pd, _mm256_and_pd,
@@ -244,7 +247,67 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
     s: &mut [f64],
     q: &mut [f64],
 ) {
+    #[cfg(feature = "half")]
+    if let Elements::F16(slab) = S::elements(slab) {
+        // SAFETY: the caller guarantees AVX2, FMA and F16C.
+        unsafe { rows_f16(slab, stride, start, shift, s, q) };
+        return;
+    }
     rows_body::<S, true>(slab, stride, start, shift, s, q);
+}
+
+/// Rows of the lanes loop per conversion: a multiple of four, so that
+/// `rows_body` groups the rows as it would over the whole slab.
+#[cfg(feature = "half")]
+const F16_ROWS: usize = 64;
+
+/// [`rows`] for `f16`: the rows are widened to `f32` by F16C, eight values
+/// per instruction, [`F16_ROWS`] at a time into a buffer that stays in
+/// cache, and summed by the `f32` loop. (Widening value by value inside
+/// the loop ran at a third of the plain sum's speed.) The conversion is
+/// exact, and the rows are grouped as over the whole slab, so the sums
+/// are those of the portable loop, bit for bit.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[cfg(feature = "half")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn rows_f16(
+    slab: &[half::f16],
+    stride: usize,
+    start: usize,
+    shift: &[f64],
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    let Some(len) = stride.checked_mul(F16_ROWS).filter(|&l| l > 0) else {
+        return;
+    };
+    let mut buf = alloc::vec![0.0_f32; len.min(slab.len())];
+    for rows in slab.chunks(len) {
+        let buf = &mut buf[..rows.len()];
+        let (halves, tail) = array_chunks::<half::f16, 8>(rows);
+        for (h, f) in halves.zip(buf.chunks_exact_mut(8)) {
+            #[allow(
+                unused_unsafe,
+                clippy::cast_ptr_alignment,
+                reason = "an unaligned load"
+            )]
+            // SAFETY: `h` holds 8 values of 2 bytes, the 16 bytes the load
+            // reads, and `f` 8 `f32`, the 32 bytes the store writes
+            // (unaligned accesses are allowed); the caller guarantees F16C.
+            unsafe {
+                let v = _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast::<__m128i>()));
+                _mm256_storeu_ps(f.as_mut_ptr(), v);
+            }
+        }
+        let done = rows.len() - tail.len();
+        for (h, f) in tail.iter().zip(&mut buf[done..]) {
+            *f = f16_bits_to_f32(h.to_bits());
+        }
+        rows_body::<f32, true>(buf, stride, start, shift, s, q);
+    }
 }
 
 /// Per-lane pair sums over whole chunks, in two vectors per sum (eight
