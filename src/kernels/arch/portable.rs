@@ -130,6 +130,8 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
     let ahead = 2 * PREFETCH / (4 * size);
     let (quads_ahead, lane_ahead) = (ahead / width, ahead % width);
     let full = width - width % ROW_STEP;
+    // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
+    let one = core::hint::black_box(1.0);
     let mut quads = slab.chunks_exact(4 * stride);
     for quad in &mut quads {
         let row = |r: usize| quad.get(start + r * stride..start + r * stride + width);
@@ -151,9 +153,9 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
                     prefetch(row_ahead.wrapping_add(64 * l));
                 }
             }
-            quad_step::<S, FMA>(rows, j..j + ROW_STEP, shift, s, q);
+            quad_step::<S, FMA>(rows, j..j + ROW_STEP, one, shift, s, q);
         }
-        quad_step::<S, FMA>(rows, full..width, shift, s, q);
+        quad_step::<S, FMA>(rows, full..width, one, shift, s, q);
     }
     for row in quads.remainder().chunks_exact(stride) {
         let Some(row) = row.get(start..start + width) else {
@@ -172,6 +174,7 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
 fn quad_step<S: Element, const FMA: bool>(
     rows: [&[S]; 4],
     lanes: Range<usize>,
+    one: f64,
     shift: &[f64],
     s: &mut [f64],
     q: &mut [f64],
@@ -194,10 +197,21 @@ fn quad_step<S: Element, const FMA: bool>(
         let d1 = x1.widen() - k;
         let d2 = x2.widen() - k;
         let d3 = x3.widen() - k;
-        *s += (d0 + d1) + (d2 + d3);
-        let t = square_add::<FMA>(d0, d1 * d1);
-        let u = square_add::<FMA>(d2, d3 * d3);
-        *q += t + u;
+        if FMA {
+            // Half the adds as `a·1 + b` (the same bits) and the squares
+            // as one chain of multiply-adds: the FMA units take what the
+            // adders, busy widening and shifting, would have queued.
+            let fma = num_traits::Float::mul_add;
+            let pairs = fma(d0, one, d1) + fma(d2, one, d3);
+            *s = fma(pairs, one, *s);
+            let squares = fma(d0, d0, fma(d1, d1, fma(d2, d2, d3 * d3)));
+            *q = fma(squares, one, *q);
+        } else {
+            *s += (d0 + d1) + (d2 + d3);
+            let t = square_add::<FMA>(d0, d1 * d1);
+            let u = square_add::<FMA>(d2, d3 * d3);
+            *q += t + u;
+        }
     }
 }
 
