@@ -423,55 +423,56 @@ fn family(reps: u32, n: usize) {
     drop((xs, ys, ws));
 
     let xs = data(n, 1e9, 14);
-    for (what, roofline) in [("AVX2 sum", false), ("parallel AVX2 sum", true)] {
-        let sum = || {
-            if roofline {
-                par_sum_f64(&xs)
-            } else {
-                sum_f64(&xs)
-            }
-        };
-        let par = if roofline { "par_" } else { "" };
-        row(
-            reps,
-            &format!("`MinMax::{par}from_slice`, f64, {mib} MiB"),
-            what,
-            || {
-                if roofline {
+    // Each statistic on one thread and on all, as one number to keep.
+    type Run<'a> = Box<dyn Fn(bool) -> f64 + 'a>;
+    let stats: [(&str, Run); 3] = [
+        (
+            "MinMax",
+            Box::new(|par| {
+                let m = if par {
                     MinMax::<f64>::par_from_slice(&xs)
                 } else {
                     MinMax::<f64>::from_slice(&xs)
-                }
-            },
-            sum,
-        );
-        row(
-            reps,
-            &format!("`Skewness::{par}from_slice`, f64, {mib} MiB"),
-            what,
-            || {
-                if roofline {
+                };
+                m.max().unwrap_or(0.0)
+            }),
+        ),
+        (
+            "Skewness",
+            Box::new(|par| {
+                let s = if par {
                     Skewness::<f64>::par_from_slice(&xs)
                 } else {
                     Skewness::<f64>::from_slice(&xs)
-                }
-            },
-            sum,
-        );
-        row(
-            reps,
-            &format!("`Kurtosis::{par}from_slice`, f64, {mib} MiB"),
-            what,
-            || {
-                if roofline {
+                };
+                s.skewness().unwrap_or(0.0)
+            }),
+        ),
+        (
+            "Kurtosis",
+            Box::new(|par| {
+                let k = if par {
                     Kurtosis::<f64>::par_from_slice(&xs)
                 } else {
                     Kurtosis::<f64>::from_slice(&xs)
-                }
-            },
-            sum,
-        );
+                };
+                k.kurtosis().unwrap_or(0.0)
+            }),
+        ),
+    ];
+    for (par, what) in [(false, "AVX2 sum"), (true, "parallel AVX2 sum")] {
+        let prefix = if par { "par_" } else { "" };
+        for (name, run) in &stats {
+            row(
+                reps,
+                &format!("`{name}::{prefix}from_slice`, f64, {mib} MiB"),
+                what,
+                || run(par),
+                || if par { par_sum_f64(&xs) } else { sum_f64(&xs) },
+            );
+        }
     }
+    drop(stats);
     drop(xs);
     let xs = data_f32(2 * n, 1e3, 15);
     row(
