@@ -116,6 +116,35 @@ fn per_channel_statistics_of_half_tensors() {
 }
 
 #[test]
+fn per_channel_half_statistics_are_the_f32_loops_bit_for_bit() {
+    // Values over twenty binades, so that the sums round and any change in
+    // the order the rows are added shows in the last bits: the F16C path
+    // must group the rows exactly as the loop over the widened tensor.
+    let mut rng = SplitMix(11);
+    for layout in [
+        Layout::nhwc(1, 997, 1, 64).unwrap(),
+        Layout::nhwc(3, 37, 5, 7).unwrap(),
+        Layout::nhwc(1, 4099, 1, 5).unwrap(),
+        Layout::nhwc(2, 3, 1, 512).unwrap(),
+    ] {
+        let h: Vec<f16> = (0..layout.len())
+            .map(|_| {
+                let scale = 2f32.powi((rng.next_u64() % 21) as i32 - 10);
+                f16::from_f32(scale * (1.0 + rng.unit() as f32) * 1.000_1)
+            })
+            .collect();
+        let wide: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
+        assert_eq!(
+            BatchStats::<f64>::compute(&h, layout).unwrap().to_parts(),
+            BatchStats::<f64>::compute(&wide, layout)
+                .unwrap()
+                .to_parts(),
+            "{layout:?}"
+        );
+    }
+}
+
+#[test]
 fn hostile_half_values() {
     // The largest f16, its negative, infinities, NaN and subnormals.
     let max = f16::MAX;

@@ -260,17 +260,20 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
     rows_body::<S, true>(slab, stride, start, shift, s, q);
 }
 
-/// Rows of the lanes loop per conversion: a multiple of four, so that
-/// `rows_body` groups the rows as it would over the whole slab.
+/// Values of each quarter of the slab widened at a time by [`rows_f16`]
+/// (whole rows, at least one and at most eight): the four quarters' pieces
+/// fill 16 KiB at most, beside the loop's accumulators in the L1 cache.
+/// (Pieces of 16 rows of 64 channels, 16 KiB, ran at 0.59 of the plain
+/// sum; of 8 rows, 0.87.)
 #[cfg(feature = "half")]
-const F16_ROWS: usize = 64;
-
+const F16_PIECE: usize = 1024;
 /// [`rows`] for `f16`: the rows are widened to `f32` by F16C, eight values
-/// per instruction, [`F16_ROWS`] at a time into a buffer that stays in
-/// cache, and summed by the `f32` loop. (Widening value by value inside
-/// the loop ran at a third of the plain sum's speed.) The conversion is
-/// exact, and the rows are grouped as over the whole slab, so the sums
-/// are those of the portable loop, bit for bit.
+/// per instruction, into a buffer that stays in cache, and summed by the
+/// `f32` loop. (Widening value by value inside the loop ran at a third of
+/// the plain sum's speed.) The buffer takes a piece of [`F16_PIECE`]
+/// values' worth of rows from each quarter of the slab at a time, so the loop groups the same rows as over
+/// the whole slab, and the leftover rows last: the conversion is exact,
+/// and the sums are those of the portable loop, bit for bit.
 ///
 /// # Safety
 ///
@@ -285,32 +288,60 @@ unsafe fn rows_f16(
     s: &mut [f64],
     q: &mut [f64],
 ) {
-    let Some(len) = stride.checked_mul(F16_ROWS).filter(|&l| l > 0) else {
+    if stride == 0 {
         return;
-    };
-    let mut buf = alloc::vec![0.0_f32; len.min(slab.len())];
-    for rows in slab.chunks(len) {
-        let buf = &mut buf[..rows.len()];
-        let (halves, tail) = array_chunks::<half::f16, 8>(rows);
-        for (h, f) in halves.zip(buf.chunks_exact_mut(8)) {
-            #[allow(
-                unused_unsafe,
-                clippy::cast_ptr_alignment,
-                reason = "an unaligned load"
-            )]
-            // SAFETY: `h` holds 8 values of 2 bytes, the 16 bytes the load
-            // reads, and `f` 8 `f32`, the 32 bytes the store writes
-            // (unaligned accesses are allowed); the caller guarantees F16C.
-            unsafe {
-                let v = _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast::<__m128i>()));
-                _mm256_storeu_ps(f.as_mut_ptr(), v);
-            }
-        }
-        let done = rows.len() - tail.len();
-        for (h, f) in tail.iter().zip(&mut buf[done..]) {
-            *f = f16_bits_to_f32(h.to_bits());
+    }
+    let rows = slab.len() / stride;
+    let quarter = rows / 4;
+    let step = (F16_PIECE / stride).clamp(1, 8);
+    let piece = step.min(quarter).max(rows - 4 * quarter);
+    let mut buf = alloc::vec![0.0_f32; 4 * piece * stride];
+    let take = |lo: usize, n: usize| slab.get(lo * stride..(lo + n) * stride).unwrap_or(&[]);
+    for first in (0..quarter).step_by(step) {
+        let n = step.min(quarter - first);
+        let buf = &mut buf[..4 * n * stride];
+        for (r, dst) in buf.chunks_exact_mut(n * stride).enumerate() {
+            // SAFETY: the caller guarantees F16C.
+            unsafe { widen_f16(take(r * quarter + first, n), dst) };
         }
         rows_body::<f32, true>(buf, stride, start, shift, s, q);
+    }
+    let left = rows - 4 * quarter;
+    if left > 0 {
+        let buf = &mut buf[..left * stride];
+        // SAFETY: the caller guarantees F16C.
+        unsafe { widen_f16(take(4 * quarter, left), buf) };
+        rows_body::<f32, true>(buf, stride, start, shift, s, q);
+    }
+}
+
+/// `src` widened into `dst` (of the same length), eight values per F16C
+/// instruction.
+///
+/// # Safety
+///
+/// The CPU must have AVX and F16C.
+#[cfg(feature = "half")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn widen_f16(src: &[half::f16], dst: &mut [f32]) {
+    let (halves, tail) = array_chunks::<half::f16, 8>(src);
+    for (h, f) in halves.zip(dst.chunks_exact_mut(8)) {
+        #[allow(
+            unused_unsafe,
+            clippy::cast_ptr_alignment,
+            reason = "an unaligned load"
+        )]
+        // SAFETY: `h` holds 8 values of 2 bytes, the 16 bytes the load
+        // reads, and `f` 8 `f32`, the 32 bytes the store writes (unaligned
+        // accesses are allowed); the caller guarantees F16C.
+        unsafe {
+            let v = _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast::<__m128i>()));
+            _mm256_storeu_ps(f.as_mut_ptr(), v);
+        }
+    }
+    let done = src.len() - tail.len();
+    for (h, f) in tail.iter().zip(dst.get_mut(done..).unwrap_or(&mut [])) {
+        *f = f16_bits_to_f32(h.to_bits());
     }
 }
 
