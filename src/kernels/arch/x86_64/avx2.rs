@@ -237,13 +237,57 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
 }
 
 /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
-/// element-wise loop well on its own).
+/// element-wise loop well on its own), or for AVX-512 where
+/// [`wide_rows`](super::wide_rows) says so.
 ///
 /// # Safety
 ///
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma,f16c")]
 pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
+    slab: &[S],
+    stride: usize,
+    start: usize,
+    shift: &[f64],
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    if super::wide_rows() {
+        // SAFETY: `wide_rows` is only on after the CPU was found to have
+        // AVX-512F and AVX-512VL; the caller guarantees the rest.
+        unsafe { rows_avx512(slab, stride, start, shift, s, q) };
+    } else {
+        // SAFETY: the caller guarantees AVX2, FMA and F16C.
+        unsafe { rows_any(slab, stride, start, shift, s, q) };
+    }
+}
+
+/// [`rows`] compiled with AVX-512 as well: the same arithmetic in the same
+/// order (so the same bits), in 512-bit registers.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA, F16C, AVX-512F and AVX-512VL.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512vl")]
+unsafe fn rows_avx512<S: Element>(
+    slab: &[S],
+    stride: usize,
+    start: usize,
+    shift: &[f64],
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    // SAFETY: the caller guarantees the features.
+    unsafe { rows_any(slab, stride, start, shift, s, q) };
+}
+
+/// The body of [`rows`] and [`rows_avx512`], compiled into each.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[inline(always)]
+unsafe fn rows_any<S: Element>(
     slab: &[S],
     stride: usize,
     start: usize,
@@ -279,7 +323,7 @@ const F16_PIECE: usize = 1024;
 ///
 /// The CPU must have AVX2, FMA and F16C.
 #[cfg(feature = "half")]
-#[target_feature(enable = "avx2,fma,f16c")]
+#[inline(always)]
 unsafe fn rows_f16(
     slab: &[half::f16],
     stride: usize,
@@ -322,7 +366,7 @@ unsafe fn rows_f16(
 ///
 /// The CPU must have AVX and F16C.
 #[cfg(feature = "half")]
-#[target_feature(enable = "avx2,fma,f16c")]
+#[inline(always)]
 unsafe fn widen_f16(src: &[half::f16], dst: &mut [f32]) {
     let (halves, tail) = array_chunks::<half::f16, 8>(src);
     for (h, f) in halves.zip(dst.chunks_exact_mut(8)) {
