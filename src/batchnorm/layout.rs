@@ -14,6 +14,12 @@ use crate::error::ErrorKind;
 /// | `(N, C, H, W)` — [`nchw`](Layout::nchw) | N | C | H·W |
 /// | `(N, H, W, C)` — [`nhwc`](Layout::nhwc) | N·H·W | C | 1 |
 ///
+/// It also remembers the number of samples N ([`samples`](Layout::samples)),
+/// which folding loses for channels-last tensors and which the per-sample
+/// layers ([`GroupNorm`](super::GroupNorm),
+/// [`InstanceNorm`](super::InstanceNorm)) need; two layouts are equal when
+/// all four agree.
+///
 /// Every constructor checks that the element count `outer · channels ·
 /// inner` fits in `usize` and returns an [`Error`] otherwise, so a `Layout`
 /// value is always valid and [`len`](Layout::len) cannot overflow. Whether a
@@ -38,6 +44,8 @@ pub struct Layout {
     outer: usize,
     channels: usize,
     inner: usize,
+    /// N: `outer` is a multiple of it (or both are 0).
+    samples: usize,
 }
 
 fn mul(a: usize, b: usize) -> Result<usize, Error> {
@@ -50,7 +58,7 @@ fn mul(a: usize, b: usize) -> Result<usize, Error> {
 
 impl Layout {
     /// The general form: `outer` blocks, each of `channels` rows of `inner`
-    /// contiguous values.
+    /// contiguous values; each block is a sample.
     ///
     /// # Errors
     ///
@@ -69,6 +77,7 @@ impl Layout {
             outer,
             channels,
             inner,
+            samples: outer,
         })
     }
 
@@ -130,7 +139,47 @@ impl Layout {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn nhwc(n: usize, h: usize, w: usize, c: usize) -> Result<Self, Error> {
-        Self::new(mul(mul(n, h)?, w)?, c, 1)
+        let mut layout = Self::new(mul(mul(n, h)?, w)?, c, 1)?;
+        layout.samples = n;
+        Ok(layout)
+    }
+
+    /// `(N, L, C)`: channels last with one spatial axis (Keras' `Conv1D`
+    /// output, a sequence of feature vectors).
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::Overflow`] when `n · l · c` overflows `usize`.
+    ///
+    /// ```
+    /// let l = momenta::batchnorm::Layout::nlc(2, 5, 3)?;
+    /// assert_eq!((l.outer(), l.channels(), l.inner(), l.samples()), (10, 3, 1, 2));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn nlc(n: usize, l: usize, c: usize) -> Result<Self, Error> {
+        Self::nhwc(n, l, 1, c)
+    }
+
+    /// The number of samples N: the first axis of every named layout, and
+    /// `outer` for [`new`](Layout::new).
+    ///
+    /// ```
+    /// use momenta::batchnorm::Layout;
+    /// assert_eq!(Layout::nhwc(2, 3, 4, 5)?.samples(), 2);
+    /// assert_eq!(Layout::nchw(2, 3, 4, 5)?.samples(), 2);
+    /// // Folded by hand, the same memory is 24 samples of 5 values.
+    /// assert_eq!(Layout::nc(24, 5)?.samples(), 24);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Positions per sample, `outer / samples`: H·W for NHWC, 1 for NCHW
+    /// (0 for an empty tensor).
+    pub(super) fn positions(&self) -> usize {
+        self.outer.checked_div(self.samples).unwrap_or(0)
     }
 
     /// The number of blocks before the channel axis.
@@ -237,6 +286,10 @@ mod tests {
         assert_eq!((l.outer, l.channels, l.inner), (24, 5, 1));
         let l = Layout::nc(7, 2).unwrap();
         assert_eq!((l.outer, l.channels, l.inner), (7, 2, 1));
+        assert_eq!(Layout::nhwc(2, 3, 4, 5).unwrap().positions(), 12);
+        assert_eq!(Layout::nchw(2, 3, 4, 5).unwrap().positions(), 1);
+        assert_eq!(Layout::nhwc(0, 3, 4, 5).unwrap().positions(), 0);
+        assert_eq!(Layout::nhwc(2, 0, 4, 5).unwrap().positions(), 0);
     }
 
     #[test]

@@ -23,7 +23,12 @@
 //! - [`Normalizer`], [`normalize`], [`normalize_in_place`]: training- and
 //!   evaluation-mode normalization over any layout;
 //! - [`scale_shift`] and [`fold_linear`]: evaluation-mode BatchNorm as an
-//!   affine map, or folded into the preceding layer's weight and bias.
+//!   affine map, or folded into the preceding layer's weight and bias;
+//! - the other normalization layers, on the same kernels:
+//!   [`LayerNorm`] (per row of trailing features), [`InstanceNorm`] (per
+//!   sample and channel, with PyTorch's running statistics) and
+//!   [`GroupNorm`] (per sample and group of channels), for channels-first
+//!   and channels-last tensors.
 //!
 //! | framework | config | momentum | running variance | eps | n = 1 |
 //! |---|---|---|---|---|---|
@@ -47,6 +52,8 @@
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
 //! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |
+//! | `groups.rs` | the per-sample group statistics and normalization behind [`GroupNorm`] and [`InstanceNorm`] |
+//! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] |
 //!
 //! # Example
 //!
@@ -110,6 +117,10 @@ mod batch_stats;
 mod checks;
 mod config;
 mod fold;
+mod group_norm;
+mod groups;
+mod instance_norm;
+mod layer_norm;
 mod layout;
 mod normalize;
 mod running;
@@ -117,6 +128,9 @@ mod running;
 pub use batch_stats::{BatchStats, BatchStatsParts};
 pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
 pub use fold::{fold_linear, scale_shift};
+pub use group_norm::GroupNorm;
+pub use instance_norm::InstanceNorm;
+pub use layer_norm::LayerNorm;
 pub use layout::Layout;
 pub use normalize::{Normalizer, normalize, normalize_in_place};
 pub use running::RunningStats;

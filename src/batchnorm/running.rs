@@ -267,18 +267,27 @@ impl<F: Float> RunningStats<F> {
             return Err(Error::from(ErrorKind::TooFewValues { needed, actual: n }));
         }
         let divisor = correction.divisor(n);
+        let moments = batch.moments();
+        let mean: Vec<f64> = moments
+            .iter()
+            .map(|m| m.mean().unwrap_or(f64::NAN))
+            .collect();
+        let var: Vec<f64> = moments.iter().map(|m| m.m2() / divisor).collect();
+        self.blend_in(&mean, &var)
+    }
+
+    /// Blends one batch's per-channel mean and variance (already corrected)
+    /// into the running statistics with the configuration's momentum, and
+    /// counts the batch: the step every running update shares.
+    pub(super) fn blend_in(&mut self, mean: &[f64], var: &[f64]) -> Result<(), Error> {
+        super::checks::channel_len("batch channels", mean, self.channels())?;
+        super::checks::channel_len("batch channels", var, self.channels())?;
         let t = self.batches_tracked.saturating_add(1);
         let blend = Blend::new(self.config.momentum(), t);
-        for ((mean, var), m) in self
-            .mean
-            .iter_mut()
-            .zip(self.var.iter_mut())
-            .zip(batch.moments())
-        {
-            let batch_mean = m.mean().unwrap_or(f64::NAN);
-            let batch_var = m.m2() / divisor;
-            *mean = F::from_f64(blend.apply(mean.as_f64(), batch_mean));
-            *var = F::from_f64(blend.apply(var.as_f64(), batch_var));
+        let running = self.mean.iter_mut().zip(self.var.iter_mut());
+        for ((r_mean, r_var), (&b_mean, &b_var)) in running.zip(mean.iter().zip(var)) {
+            *r_mean = F::from_f64(blend.apply(r_mean.as_f64(), b_mean));
+            *r_var = F::from_f64(blend.apply(r_var.as_f64(), b_var));
         }
         self.batches_tracked = t;
         Ok(())

@@ -46,6 +46,9 @@ mod min_max;
 mod mpi;
 /// `ndarray` views along any axis (feature `ndarray`).
 mod ndarray;
+/// LayerNorm, InstanceNorm and GroupNorm against PyTorch, both layouts,
+/// their laws and hostile input.
+mod norm_layers;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
