@@ -25,7 +25,7 @@ extern crate alloc;
 mod common;
 
 use common::{data, data_f32, welford};
-use momenta::batchnorm::{BatchStats, Layout};
+use momenta::batchnorm::{BatchStats, GradSums, Layout};
 use momenta::{
     Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
     Skewness, Variance, WeightedVariance,
@@ -279,6 +279,27 @@ fn main() {
         );
     }
     drop(xs);
+    // The backward pass's reductions read two tensors: against the sum of
+    // both. 2 × 128 MiB, from memory.
+    {
+        let half = 1usize << 25;
+        let xs = data_f32(half, 0.0, 9);
+        let dy = data_f32(half, -0.5, 10);
+        for (name, layout) in [
+            ("NCHW 32×64×128×128", Layout::nchw(32, 64, 128, 128)),
+            ("NHWC 32×128×128×64", Layout::nhwc(32, 128, 128, 64)),
+        ] {
+            let layout = layout.expect("fits");
+            let stats = BatchStats::<f32>::compute(&xs, layout).expect("valid");
+            row(
+                reps,
+                &format!("`GradSums::compute`, {name}, f32"),
+                "AVX2 sum",
+                || GradSums::compute(&xs, &dy, layout, &stats),
+                || sum_f32(&xs) + sum_f32(&dy),
+            );
+        }
+    }
     let big = 1usize << 26;
     let xs = data_f32(big, 0.0, 6);
     // From memory: 64 MiB partly stays in a 32 MiB L3 between passes,

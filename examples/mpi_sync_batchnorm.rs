@@ -3,9 +3,11 @@
 //! images), computes its per-channel statistics, and `momenta::mpi::all_merge`
 //! gives every rank the statistics of the whole batch — exactly, Chan's
 //! merge of the ranks' `f64` states. Each rank normalizes its images with
-//! them and updates its running statistics, and at the end the program
-//! checks that every rank's running statistics equal those of a single
-//! process fed the concatenated batches.
+//! them and updates its running statistics; in the backward pass each rank
+//! sums its gradients (`GradSums`), the sums are all-reduced the same way,
+//! and each rank's input gradient is checked against one process's. At the
+//! end the program checks that every rank's running statistics equal those
+//! of a single process fed the concatenated batches.
 //!
 //! ```sh
 //! cargo build --release --features mpi --example mpi_sync_batchnorm
@@ -15,7 +17,7 @@
 //! (As root, OpenMPI also wants `--allow-run-as-root`; on a machine with
 //! fewer cores than ranks, `--oversubscribe`.)
 
-use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+use momenta::batchnorm::{BatchStats, BnConfig, GradSums, Layout, RunningStats};
 use momenta::{Merge, Variance};
 use mpi::traits::Communicator;
 
@@ -45,6 +47,13 @@ fn shard(step: u64, rank: usize) -> (Vec<f32>, Layout) {
     (xs, layout)
 }
 
+/// The gradient of the loss with respect to the layer's output on a
+/// rank's images: any values will do.
+fn upstream(step: u64, rank: usize, len: usize) -> Vec<f32> {
+    let mut seed = 7_777 + step * 1_000 + rank as u64;
+    (0..len).map(|_| uniform(&mut seed) - 0.5).collect()
+}
+
 fn main() -> Result<(), momenta::Error> {
     let universe = mpi::initialize().expect("MPI is initialized once");
     let world = universe.world();
@@ -70,15 +79,47 @@ fn main() -> Result<(), momenta::Error> {
         batch.normalize(&xs, layout, config.eps(), None, None, &mut y)?;
         normalized.merge(&Variance::from_slice(&y));
 
+        // Backward: this rank's gradient sums about the merged statistics,
+        // all-reduced like them, then this rank's input gradient.
+        let dy = upstream(step, rank, xs.len());
+        let local_sums = GradSums::compute(&xs, &dy, layout, &batch)?;
+        let sums = momenta::mpi::all_merge(&world, &local_sums)?;
+        let mut dx = vec![0.0_f32; xs.len()];
+        sums.grad_input(&xs, &dy, layout, &batch, config.eps(), None, &mut dx)?;
+
         // The reference: every rank's images in one tensor, in one process.
         let mut all = Vec::new();
+        let mut all_dy = Vec::new();
         let mut images = 0;
+        let mut mine = 0..0;
         for r in 0..ranks {
             let (xs, layout) = shard(step, r);
+            if r == rank {
+                mine = all.len()..all.len() + xs.len();
+            }
+            all_dy.extend(upstream(step, r, xs.len()));
             all.extend_from_slice(&xs);
             images += layout.outer();
         }
-        let whole = BatchStats::<f32>::compute(&all, Layout::nchw(images, CHANNELS, SIDE, SIDE)?)?;
+        let whole_layout = Layout::nchw(images, CHANNELS, SIDE, SIDE)?;
+        let whole = BatchStats::<f32>::compute(&all, whole_layout)?;
+        let whole_sums = GradSums::compute(&all, &all_dy, whole_layout, &whole)?;
+        let mut whole_dx = vec![0.0_f32; all.len()];
+        whole_sums.grad_input(
+            &all,
+            &all_dy,
+            whole_layout,
+            &whole,
+            config.eps(),
+            None,
+            &mut whole_dx,
+        )?;
+        for (a, b) in dx.iter().zip(&whole_dx[mine]) {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                "step {step}: dx {a} vs {b}"
+            );
+        }
         assert_eq!(batch.mean(), whole.mean(), "step {step}: batch means");
         assert_eq!(
             batch.variance(),
@@ -129,6 +170,7 @@ fn main() -> Result<(), momenta::Error> {
         println!("running variance {:?}", running.var());
         println!("normalized outputs over all ranks: mean {mean:.2e}, variance {var:.6}");
         println!("equal to one process fed the concatenated batches: yes");
+        println!("input gradients from the all-reduced gradient sums: those of one process");
         println!("a rank with another channel count: the merge is poisoned, the update refused");
     }
     Ok(())

@@ -24,6 +24,9 @@
 //!   evaluation-mode normalization over any layout;
 //! - [`scale_shift`] and [`fold_linear`]: evaluation-mode BatchNorm as an
 //!   affine map, or folded into the preceding layer's weight and bias;
+//! - [`GradSums`]: the backward pass — the per-channel sums `Σdy` and
+//!   `Σdy·x̂` in one pass over the input and the output gradient, their
+//!   merge for synchronized BatchNorm, and `dx`, `dγ`, `dβ`;
 //! - the other normalization layers, on the same kernels:
 //!   [`LayerNorm`] (per row of trailing features), [`InstanceNorm`] (per
 //!   sample and channel, with PyTorch's running statistics) and
@@ -52,6 +55,7 @@
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
 //! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |
+//! | `gradients.rs` | [`GradSums`]: the backward reductions, their merge, the gradients |
 //! | `groups.rs` | the per-sample group statistics and normalization behind [`GroupNorm`] and [`InstanceNorm`] |
 //! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] |
 //!
@@ -117,6 +121,7 @@ mod batch_stats;
 mod checks;
 mod config;
 mod fold;
+mod gradients;
 mod group_norm;
 mod groups;
 mod instance_norm;
@@ -128,6 +133,7 @@ mod running;
 pub use batch_stats::{BatchStats, BatchStatsParts};
 pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
 pub use fold::{fold_linear, scale_shift};
+pub use gradients::{GradSums, GradSumsParts};
 pub use group_norm::GroupNorm;
 pub use instance_norm::InstanceNorm;
 pub use layer_norm::LayerNorm;

@@ -25,6 +25,7 @@
 mod arch;
 mod channels;
 mod extremes;
+mod grad;
 mod higher;
 mod schedule;
 
@@ -41,6 +42,7 @@ pub(crate) use channels::par_channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use extremes::par_extremes;
 pub(crate) use extremes::{Extremes, extremes};
+pub(crate) use grad::channel_grad_sums;
 pub(crate) use higher::higher_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use higher::par_higher_moments;

@@ -11,6 +11,9 @@ mod support;
 
 /// The public contract: every name, auto traits and std traits.
 mod api;
+/// BatchNorm's backward pass against PyTorch autograd, synchronized
+/// workers, its laws and hostile input.
+mod backward;
 /// BatchNorm statistics against the frameworks' reference vectors.
 mod batchnorm;
 /// The laws of BatchNorm merges, thread counts, layouts and checkpoints,

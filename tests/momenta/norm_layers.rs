@@ -14,6 +14,7 @@
     reason = "torch's float32 outputs, printed in full by Python"
 )]
 
+use crate::support::to_nhwc;
 use momenta::ErrorKind;
 use momenta::batchnorm::{
     BatchStats, BnConfig, GroupNorm, InstanceNorm, LayerNorm, Layout, RunningStats,
@@ -209,19 +210,6 @@ fn gamma() -> Vec<f64> {
 
 fn beta() -> Vec<f64> {
     (0..C).map(|c| 0.1 * c as f64 - 0.2).collect()
-}
-
-/// An NCHW tensor's values in NHWC order.
-fn to_nhwc<T: Copy>(xs: &[T], n: usize, c: usize, hw: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity(xs.len());
-    for s in 0..n {
-        for p in 0..hw {
-            for ch in 0..c {
-                out.push(xs[(s * c + ch) * hw + p]);
-            }
-        }
-    }
-    out
 }
 
 /// Distance in units in the last place of `b`, or of 1 for `|b| < 1`:

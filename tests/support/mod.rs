@@ -113,3 +113,17 @@ pub fn big_offset_data(n: usize, seed: u64) -> (Vec<f64>, Exact) {
         .collect();
     (xs, exact)
 }
+
+/// An NCHW tensor's values (`n` samples, `c` channels, `hw` positions) in
+/// NHWC order.
+pub fn to_nhwc<T: Copy>(xs: &[T], n: usize, c: usize, hw: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(xs.len());
+    for s in 0..n {
+        for p in 0..hw {
+            for ch in 0..c {
+                out.push(xs[(s * c + ch) * hw + p]);
+            }
+        }
+    }
+    out
+}

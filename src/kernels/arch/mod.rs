@@ -178,6 +178,34 @@ pub(crate) fn shifted_rows<S: Element>(
     }
 }
 
+/// Per-lane `Σdy` and `Σdy·(x − centre)` across rows; see
+/// [`portable::grad_rows_body`].
+#[inline]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+pub(crate) fn grad_rows<S: Element>(
+    path: Path,
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    match path {
+        Path::Portable => {
+            portable::grad_rows_body::<S, false>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::grad_rows`
+        // requires.
+        Path::Avx2Fma => unsafe {
+            x86_64::avx2::grad_rows(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -502,3 +502,87 @@ pub(super) fn extremes_body<S: Float, const N64: usize, const N32: usize>(xs: &[
         Elements::F16(_) | Elements::Bf16(_) => (f64::NAN, f64::NAN),
     }
 }
+
+/// Per-lane sums of BatchNorm's backward pass across rows: for every row (a
+/// `stride`-long chunk of `xs` and of `dys`), lanes `start..start + width`
+/// add `dy` to `sum_dy` and `dy · (x − centre)` to `sum_dyx` (all three of
+/// length `width`). The rows go four at a time, the same row of each
+/// quarter of the slab, as in [`rows_body`]; leftover rows one at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+pub(super) fn grad_rows_body<S: Element, const FMA: bool>(
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    fn row_of<S>(v: &[S], i: usize, stride: usize, start: usize, width: usize) -> Option<&[S]> {
+        v.get(start + i * stride..start + i * stride + width)
+    }
+    let width = centre.len();
+    if width == 0 || stride == 0 || sum_dy.len() != width || sum_dyx.len() != width {
+        return;
+    }
+    let rows = xs.len().min(dys.len()) / stride;
+    let quarter = rows / 4;
+    let row = |v, i| row_of(v, i, stride, start, width);
+    // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
+    let one = core::hint::black_box(1.0);
+    let fma = |a: f64, b: f64, c: f64| {
+        if FMA {
+            num_traits::Float::mul_add(a, b, c)
+        } else {
+            a * b + c
+        }
+    };
+    for i in 0..quarter {
+        let at = |r: usize| r * quarter + i;
+        let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
+            row(xs, at(0)),
+            row(xs, at(1)),
+            row(xs, at(2)),
+            row(xs, at(3)),
+        ) else {
+            return;
+        };
+        let (Some(y0), Some(y1), Some(y2), Some(y3)) = (
+            row(dys, at(0)),
+            row(dys, at(1)),
+            row(dys, at(2)),
+            row(dys, at(3)),
+        ) else {
+            return;
+        };
+        let xs4 = x0.iter().zip(x1).zip(x2.iter().zip(x3));
+        let ys4 = y0.iter().zip(y1).zip(y2.iter().zip(y3));
+        let acc = centre.iter().zip(sum_dy.iter_mut().zip(sum_dyx.iter_mut()));
+        for ((((x0, x1), (x2, x3)), ((y0, y1), (y2, y3))), (&k, (sdy, sdyx))) in
+            xs4.zip(ys4).zip(acc)
+        {
+            let (g0, g1, g2, g3) = (y0.widen(), y1.widen(), y2.widen(), y3.widen());
+            let (d0, d1, d2, d3) = (
+                x0.widen() - k,
+                x1.widen() - k,
+                x2.widen() - k,
+                x3.widen() - k,
+            );
+            *sdy = fma((g0 + g1) + (g2 + g3), one, *sdy);
+            let products = fma(g0, d0, fma(g1, d1, fma(g2, d2, g3 * d3)));
+            *sdyx = fma(products, one, *sdyx);
+        }
+    }
+    for i in 4 * quarter..rows {
+        let (Some(x), Some(y)) = (row(xs, i), row(dys, i)) else {
+            return;
+        };
+        let acc = centre.iter().zip(sum_dy.iter_mut().zip(sum_dyx.iter_mut()));
+        for ((x, y), (&k, (sdy, sdyx))) in x.iter().zip(y).zip(acc) {
+            let g = y.widen();
+            *sdy += g;
+            *sdyx = fma(g, x.widen() - k, *sdyx);
+        }
+    }
+}

@@ -24,7 +24,8 @@ use crate::float::Elements;
 #[cfg(feature = "half")]
 use crate::float::f16_bits_to_f32;
 use crate::kernels::arch::portable::{
-    PREFETCH, array_chunks, finish_extremes, fold_lanes, power_step, rows_body, weighted_sums_body,
+    PREFETCH, array_chunks, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
+    weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
@@ -757,4 +758,49 @@ pub(in crate::kernels::arch) unsafe fn extremes<S: Float>(xs: &[S]) -> (f64, f64
         #[cfg(feature = "half")]
         Elements::F16(_) | Elements::Bf16(_) => (f64::NAN, f64::NAN),
     }
+}
+
+/// `grad_rows_body` compiled for AVX2 and FMA, or for AVX-512 where
+/// [`wide_rows`](super::wide_rows) says so (the same bits).
+///
+/// # Safety
+///
+/// The CPU must have AVX2 and FMA.
+#[target_feature(enable = "avx2,fma,f16c")]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+pub(in crate::kernels::arch) unsafe fn grad_rows<S: Element>(
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    if super::wide_rows() {
+        // SAFETY: `wide_rows` is only on after the CPU was found to have
+        // AVX-512F and AVX-512VL; the caller guarantees the rest.
+        unsafe { grad_rows_avx512(xs, dys, stride, start, centre, sum_dy, sum_dyx) };
+    } else {
+        grad_rows_body::<S, true>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+    }
+}
+
+/// [`grad_rows`] compiled with AVX-512 as well.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA, AVX-512F and AVX-512VL.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512vl")]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+unsafe fn grad_rows_avx512<S: Element>(
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    grad_rows_body::<S, true>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
 }
