@@ -135,8 +135,8 @@
 //!
 //! # Input policy
 //!
-//! What every method does with hostile input (each case is a test in
-//! `tests/momenta/hostile.rs`):
+//! What every method does with hostile input (each case is a test, in
+//! `tests/momenta/hostile.rs` or in its subject's module):
 //!
 //! | input | result |
 //! |---|---|
@@ -174,6 +174,10 @@
 //! | a weight < 0, NaN or ±∞, or weights whose sums overflow | `Err` ([`ErrorKind::InvalidParameter`], naming `weight`); nothing changes |
 //! | weight 0 | a finite value is left out; NaN or ±∞ makes the weighted statistics NaN (`0·NaN`) |
 //! | Σw = 0 | every weighted statistic is `None` |
+//! | a group count of 0 or one that does not divide the channels ([`batchnorm::GroupNorm`]); 0 features, or data that is not whole rows of them ([`batchnorm::LayerNorm`]) | `Err` ([`ErrorKind::InvalidParameter`], naming `groups`, `features` or `data length`) |
+//! | instance statistics that are not whole samples of the running statistics' channels; one position per instance with an unbiased running variance | `Err` ([`ErrorKind::LengthMismatch`], [`ErrorKind::TooFewValues`]); nothing changes |
+//! | an input, output gradient or `dx` of another length than the layout; statistics of another channel count or batch size ([`batchnorm::GradSums`]) | `Err` ([`ErrorKind::LengthMismatch`], naming `data`, `gradient`, `output`, `statistics channels` or `statistics count`) |
+//! | gradient sums (or batch statistics) of different channel counts merged — one MPI rank with another tensor shape | poisoned: the values read NaN and every fallible use is an `Err` (`try_merge` refuses at once) |
 //! | corrupt serialized state | a deserialization error naming the broken invariant |
 //!
 //! # Cargo features
