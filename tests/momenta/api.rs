@@ -2,7 +2,10 @@
 //! the accumulators have the std traits users expect, `Layout` is `Copy`,
 //! and `Error` is a `std::error::Error`.
 
-use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, Normalizer, RunningStats};
+use momenta::batchnorm::{
+    BatchStats, BatchStatsParts, BnConfig, GradSums, GradSumsParts, GroupNorm, InstanceNorm,
+    LayerNorm, Layout, Normalizer, RunningStats,
+};
 use momenta::{
     Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Mean,
     MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance, VarianceParts,
@@ -35,7 +38,17 @@ fn every_type_is_send_sync_clone_debug() {
     shared::<VarianceParts>();
     shared::<MeanParts>();
     shared::<BatchStatsParts>();
+    shared::<GradSums<f32>>();
+    shared::<GradSumsParts>();
+    shared::<LayerNorm<f32>>();
+    shared::<InstanceNorm<f64>>();
+    shared::<GroupNorm<f32>>();
+    fn mergeable<T: Merge>() {}
+    mergeable::<GradSums<f64>>();
     fn copy<T: Copy>() {}
+    copy::<LayerNorm<f64>>();
+    copy::<InstanceNorm<f32>>();
+    copy::<GroupNorm<f64>>();
     copy::<VarianceParts>();
     copy::<MeanParts>();
 }
