@@ -25,7 +25,7 @@ extern crate alloc;
 mod common;
 
 use common::{data, data_f32, welford};
-use momenta::batchnorm::{BatchStats, GradSums, Layout};
+use momenta::batchnorm::{BatchStats, GradSums, GroupNorm, InstanceNorm, LayerNorm, Layout};
 use momenta::{
     Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
     Skewness, Variance, WeightedVariance,
@@ -299,6 +299,52 @@ fn main() {
                 || sum_f32(&xs) + sum_f32(&dy),
             );
         }
+    }
+    // LayerNorm over 768 features (a transformer's rows), InstanceNorm
+    // and GroupNorm on NHWC images: the per-sample group engine.
+    {
+        let xs = data_f32(1 << 25, 0.0, 16);
+        let rows = (1usize << 25) / 768;
+        let xs768 = &xs[..rows * 768];
+        row(
+            reps,
+            "`LayerNorm::statistics`, 768 features, 128 MiB",
+            "AVX2 sum",
+            || LayerNorm::<f32>::new(768).map(|l| l.statistics(xs768)),
+            || sum_f32(xs768),
+        );
+        let rows = (1usize << 25) / 32;
+        row(
+            reps,
+            "`LayerNorm::statistics`, 32 features, 128 MiB",
+            "AVX2 sum",
+            || LayerNorm::<f32>::new(32).map(|l| l.statistics(&xs)),
+            || sum_f32(&xs[..rows * 32]),
+        );
+        let small = Layout::nchw(1 << 12, 64, 8, 16).expect("fits");
+        row(
+            reps,
+            "`InstanceNorm::statistics`, NCHW 4096×64×8×16",
+            "AVX2 sum",
+            || InstanceNorm::<f32>::new().statistics(&xs, small),
+            || sum_f32(&xs),
+        );
+        let layout = Layout::nhwc(32, 128, 128, 64).expect("fits");
+        row(
+            reps,
+            "`GroupNorm::statistics`, 32 groups, NHWC 32×128×128×64",
+            "AVX2 sum",
+            || GroupNorm::<f32>::new(32).map(|g| g.statistics(&xs, layout)),
+            || sum_f32(&xs),
+        );
+        let layout = Layout::nchw(32, 64, 128, 128).expect("fits");
+        row(
+            reps,
+            "`InstanceNorm::statistics`, NCHW 32×64×128×128",
+            "AVX2 sum",
+            || InstanceNorm::<f32>::new().statistics(&xs, layout),
+            || sum_f32(&xs),
+        );
     }
     let big = 1usize << 26;
     let xs = data_f32(big, 0.0, 6);
