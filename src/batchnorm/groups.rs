@@ -12,7 +12,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{BatchStats, Layout, Normalizer};
+use super::{BatchStats, Layout, Normalizer, checks};
 use crate::cumulative::moments::Moments;
 use crate::{Element, Error, Float};
 
@@ -116,7 +116,9 @@ pub(super) fn normalize_groups<F: Float>(
             .collect()
     };
     // Checked once, also for an empty tensor: eps and the affine lengths.
-    Normalizer::from_f64(&vec![0.0; channels], &vec![0.0; channels], eps, gamma, beta)?;
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, channels)?;
+    checks::optional_channel_len("beta", beta, channels)?;
     if per_sample == 0 {
         return Ok(());
     }
