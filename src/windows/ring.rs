@@ -45,15 +45,11 @@ impl<F: Copy> Ring<F> {
         self.buf.len() == self.window
     }
 
-    /// Appends `x` and returns the value it pushes out, if the buffer was
-    /// full.
+    /// When the ring is full, puts `x` in place of the oldest value and
+    /// returns that; otherwise changes nothing and returns `None`.
     #[inline]
-    pub(crate) fn push(&mut self, x: F) -> Option<F> {
+    pub(crate) fn replace_oldest(&mut self, x: F) -> Option<F> {
         if self.buf.len() < self.window {
-            if self.buf.len() == self.buf.capacity() {
-                self.grow();
-            }
-            self.buf.push(x);
             return None;
         }
         // Full: `head < buf.len()` by the invariant, so `get_mut` succeeds.
@@ -66,6 +62,20 @@ impl<F: Copy> Ring<F> {
             self.head = 0;
         }
         oldest
+    }
+
+    /// Appends `x` and returns the value it pushes out, if the buffer was
+    /// full.
+    #[inline]
+    pub(crate) fn push(&mut self, x: F) -> Option<F> {
+        if self.buf.len() < self.window {
+            if self.buf.len() == self.buf.capacity() {
+                self.grow();
+            }
+            self.buf.push(x);
+            return None;
+        }
+        self.replace_oldest(x)
     }
 
     /// Doubles the capacity (at least [`MIN_GROWTH`]) without passing the

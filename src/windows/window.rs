@@ -571,6 +571,41 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     #[inline]
     pub(crate) fn push(&mut self, x: F) {
         let finite = x.is_finite();
+        // The common case first: a full window, finite values in and out,
+        // no re-base or refresh due.
+        if finite && !self.rebase_pending && self.since_refresh + 1 < self.ring.window() {
+            if let Some(old) = self.ring.replace_oldest(x) {
+                if old.is_finite() {
+                    self.total.replace(old, x);
+                    self.fresh.add_fresh(x);
+                    self.since_refresh += 1;
+                    if self.total.needs_rebuild() {
+                        self.rebuild();
+                    }
+                    return;
+                }
+                return self.after_replacing(old, x);
+            }
+        }
+        self.push_slow(x, finite);
+    }
+
+    /// The rest of a push whose value replaced a non-finite one.
+    #[cold]
+    #[inline(never)]
+    fn after_replacing(&mut self, old: F, x: F) {
+        *self.non_finite.slot(old) -= 1;
+        self.total.add(x);
+        self.fresh.add_fresh(x);
+        self.since_refresh += 1;
+        if self.total.needs_rebuild() {
+            self.rebuild();
+        }
+    }
+
+    /// Every other push: filling, non-finite values, a refresh or a
+    /// re-base due.
+    fn push_slow(&mut self, x: F, finite: bool) {
         match self.ring.push(x) {
             None => {
                 if finite {
