@@ -313,14 +313,16 @@ fn main() {
             || LayerNorm::<f32>::new(768).map(|l| l.statistics(xs768)),
             || sum_f32(xs768),
         );
-        let rows = (1usize << 25) / 32;
-        row(
-            reps,
-            "`LayerNorm::statistics`, 32 features, 128 MiB",
-            "AVX2 sum",
-            || LayerNorm::<f32>::new(32).map(|l| l.statistics(&xs)),
-            || sum_f32(&xs[..rows * 32]),
-        );
+        for features in [32, 128] {
+            let rows = (1usize << 25) / features;
+            row(
+                reps,
+                &format!("`LayerNorm::statistics`, {features} features, 128 MiB"),
+                "AVX2 sum",
+                || LayerNorm::<f32>::new(features).map(|l| l.statistics(&xs)),
+                || sum_f32(&xs[..rows * features]),
+            );
+        }
         let small = Layout::nchw(1 << 12, 64, 8, 16).expect("fits");
         row(
             reps,
@@ -397,6 +399,15 @@ fn main() {
             &format!("`Variance::<f64>::from_slice`, f16, {mib} MiB"),
             "f16 sum",
             || Variance::<f64>::from_slice(&xs),
+            || sum_f16(&xs),
+        );
+        // From memory: 256 MiB of f16, 64 channels last.
+        let layout = Layout::nhwc(1, xs.len() / 64, 1, 64).expect("fits");
+        row(
+            reps,
+            &format!("`BatchStats::compute`, NHWC {mib} MiB, 64 channels, f16"),
+            "f16 sum",
+            || BatchStats::<f32>::compute(&xs, layout),
             || sum_f16(&xs),
         );
         let d = 64;
