@@ -298,6 +298,13 @@ fn main() {
                 || GradSums::compute(&xs, &dy, layout, &stats),
                 || sum_f32(&xs) + sum_f32(&dy),
             );
+            row(
+                reps,
+                &format!("`GradSums::par_compute`, {name}, f32"),
+                "parallel AVX2 sum",
+                || GradSums::par_compute(&xs, &dy, layout, &stats),
+                || par_sum_f32(&xs) + par_sum_f32(&dy),
+            );
         }
     }
     // LayerNorm over 768 features (a transformer's rows), InstanceNorm

@@ -165,6 +165,46 @@ impl<F: Float> GradSums<F> {
         layout: Layout,
         stats: &BatchStats<F>,
     ) -> Result<Self, Error> {
+        Self::compute_with(xs, dy, layout, stats, crate::kernels::channel_grad_sums)
+    }
+
+    /// [`compute`](GradSums::compute) on every rayon thread (feature
+    /// `rayon`): the same sums, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`compute`](GradSums::compute).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// let layout = Layout::nhwc(8, 16, 16, 4)?;
+    /// let xs: Vec<f32> = (0..layout.len()).map(|i| (i % 11) as f32).collect();
+    /// let dy: Vec<f32> = (0..layout.len()).map(|i| (i % 7) as f32 - 3.0).collect();
+    /// let stats = BatchStats::<f32>::compute(&xs, layout)?;
+    /// let par = GradSums::par_compute(&xs, &dy, layout, &stats)?;
+    /// assert_eq!(par, GradSums::compute(&xs, &dy, layout, &stats)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_compute<S: Element>(
+        xs: &[S],
+        dy: &[S],
+        layout: Layout,
+        stats: &BatchStats<F>,
+    ) -> Result<Self, Error> {
+        Self::compute_with(xs, dy, layout, stats, crate::kernels::par_channel_grad_sums)
+    }
+
+    /// The checks and state of [`compute`](GradSums::compute), with the
+    /// sums from `kernel` (sequential or parallel).
+    fn compute_with<S: Element>(
+        xs: &[S],
+        dy: &[S],
+        layout: Layout,
+        stats: &BatchStats<F>,
+        kernel: impl Fn(&[S], &[S], usize, usize, usize, &[f64]) -> (Vec<f64>, Vec<f64>),
+    ) -> Result<Self, Error> {
         layout.check(xs.len())?;
         if dy.len() != xs.len() {
             return Err(Error::length("gradient", xs.len(), dy.len()));
@@ -176,7 +216,7 @@ impl<F: Float> GradSums<F> {
         // exact where `x − mean`, with the mean rounded once, would carry
         // its rounding into every product.
         let centre: Vec<f64> = stats.moments().iter().map(|m| m.shift).collect();
-        let (sum_dy, sum_dyx) = crate::kernels::channel_grad_sums(
+        let (sum_dy, sum_dyx) = kernel(
             xs,
             dy,
             layout.outer(),

@@ -43,6 +43,8 @@ pub(crate) use channels::par_channel_moments;
 pub(crate) use extremes::par_extremes;
 pub(crate) use extremes::{Extremes, extremes};
 pub(crate) use grad::channel_grad_sums;
+#[cfg(feature = "rayon")]
+pub(crate) use grad::par_channel_grad_sums;
 pub(crate) use higher::higher_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use higher::par_higher_moments;

@@ -520,6 +520,35 @@ fn merging_is_associative_and_nchw_equals_nhwc() {
 }
 
 #[test]
+fn the_parallel_sums_are_the_sequential_ones_bit_for_bit() {
+    // Enough rows for the tree to fork in both loops.
+    for layout in [
+        Layout::nhwc(16, 64, 64, 8).unwrap(),
+        Layout::nchw(64, 3, 32, 64).unwrap(),
+    ] {
+        let xs: Vec<f32> = (0..layout.len())
+            .map(|i| 1e3 + ((i * 7919) % 1013) as f32 / 64.0)
+            .collect();
+        let dy: Vec<f32> = (0..layout.len())
+            .map(|i| ((i * 104_729) % 211) as f32 / 50.0 - 2.0)
+            .collect();
+        let stats = BatchStats::<f32>::compute(&xs, layout).unwrap();
+        let seq = GradSums::compute(&xs, &dy, layout, &stats).unwrap();
+        for threads in [1, 2, 3, 8] {
+            let par = crate::support::in_pool(threads, || {
+                GradSums::par_compute(&xs, &dy, layout, &stats)
+            })
+            .unwrap();
+            assert_eq!(
+                par.to_parts(),
+                seq.to_parts(),
+                "{layout:?}, {threads} threads"
+            );
+        }
+    }
+}
+
+#[test]
 fn large_tensors_take_the_slice_kernel_and_the_lanes_loop_alike() {
     // NCHW runs of 2048 values (the pair-sum kernel) against the same
     // data in NHWC (the lanes loop), and both against a plain loop.
