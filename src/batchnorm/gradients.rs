@@ -392,18 +392,20 @@ impl<F: Float> GradSums<F> {
         let per_channel = self.about(stats, eps)?;
         #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
         let n = self.count as f64;
-        // Per channel: dx = a·dy + b·(x − μ) + c.
-        let coefficients: Vec<(f64, f64, f64, f64)> = per_channel
+        // Per channel: dx = a·dy + b·(x − μ) + c, with x − μ taken as
+        // (x − shift) − offset, which keeps the digits a rounded mean
+        // would lose far from zero.
+        let coefficients: Vec<(f64, f64, f64, f64, f64)> = per_channel
             .iter()
             .zip(stats.moments())
             .zip(&self.sum_dy)
             .enumerate()
             .map(|(ch, (((dyx, rstd), m), &sdy))| {
                 let g = gamma.and_then(|g| g.get(ch)).map_or(1.0, |g| g.as_f64());
-                let mean = m.mean().unwrap_or(f64::NAN);
                 let scale = g * rstd;
                 (
-                    mean,
+                    m.shift,
+                    m.offset,
                     scale,
                     -scale * dyx * rstd * rstd / n,
                     -scale * sdy / n,
@@ -418,11 +420,12 @@ impl<F: Float> GradSums<F> {
         let slabs = xs.chunks_exact(slab).zip(dy.chunks_exact(slab));
         for ((x, g), out) in slabs.zip(dx.chunks_exact_mut(slab)) {
             let runs = x.chunks_exact(inner).zip(g.chunks_exact(inner));
-            for (((x, g), out), &(mean, a, b, c)) in
+            for (((x, g), out), &(shift, offset, a, b, c)) in
                 runs.zip(out.chunks_exact_mut(inner)).zip(&coefficients)
             {
                 for ((&x, &g), out) in x.iter().zip(g).zip(out) {
-                    *out = F::from_f64(a * g.as_f64() + b * (x.as_f64() - mean) + c);
+                    let centred = (x.as_f64() - shift) - offset;
+                    *out = F::from_f64(a * g.as_f64() + b * centred + c);
                 }
             }
         }

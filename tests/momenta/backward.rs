@@ -276,6 +276,32 @@ fn far_from_zero_the_sums_keep_their_digits() {
         );
         assert_eq!(sums.grad_bias()[0], sd as f64);
     }
+    // dx too: x − μ = (n·k − Σk)/(1024 n) exactly, so the reference below
+    // only rounds the products; with the mean rounded to f64, x − μ would
+    // carry an error of 1e-10 of the spread into every dx.
+    let layout = Layout::nc(n, 1).unwrap();
+    let stats = BatchStats::<f64>::compute(&xs, layout).unwrap();
+    let sums = GradSums::compute(&xs, &dy, layout, &stats).unwrap();
+    let mut dx = vec![0.0; n];
+    sums.grad_input(&xs, &dy, layout, &stats, 0.0, None, &mut dx)
+        .unwrap();
+    let m2: i128 = ks
+        .iter()
+        .map(|&k| i128::from(k) * i128::from(k))
+        .sum::<i128>()
+        * n as i128
+        - sk * sk;
+    let var = m2 as f64 / (1024.0 * 1024.0 * (n * n) as f64);
+    let rstd = 1.0 / var.sqrt();
+    let worst = (0..n)
+        .map(|i| {
+            let centred = (n as i128 * i128::from(ks[i]) - sk) as f64 / (1024.0 * n as f64);
+            let want =
+                rstd * (dy[i] - sd as f64 / n as f64 - centred * exact * rstd * rstd / n as f64);
+            (dx[i] - want).abs() / want.abs().max(1e-3)
+        })
+        .fold(0.0, f64::max);
+    assert!(worst <= 1e-12, "dx: {worst:e}");
     let mean = xs.iter().sum::<f64>() / n as f64;
     let textbook =
         xs.iter().zip(&dy).map(|(x, d)| x * d).sum::<f64>() - mean * dy.iter().sum::<f64>();
