@@ -179,6 +179,9 @@ impl<F: Float> WeightedMoments<F> {
             return Ok(());
         }
         self.count = self.count.saturating_add(1);
+        // w/W rather than w·(1/W): the reciprocal of a subnormal total
+        // weight overflows. The test for a stale shift takes 1/W, which
+        // may then be +∞ and only makes a re-base more likely.
         let ratio = w / weight;
         self.weight = weight;
         self.weight_sq = weight_sq;
@@ -189,7 +192,7 @@ impl<F: Float> WeightedMoments<F> {
             if SPREAD {
                 self.m2 = self.m2 + w * d * (y - self.offset);
             }
-            self.rebase_if_stale::<SPREAD>();
+            self.rebase_if_stale::<SPREAD>(F::one() / weight);
         } else if x.is_finite() && self.shift.is_finite() {
             let two = F::one() + F::one();
             let y = x / two - self.shift / two;
@@ -208,11 +211,16 @@ impl<F: Float> WeightedMoments<F> {
     }
 
     #[inline]
-    fn rebase_if_stale<const SPREAD: bool>(&mut self) {
+    fn rebase_if_stale<const SPREAD: bool>(&mut self, inv: F) {
         let stale = if SPREAD {
-            shift_is_stale(self.shift, self.offset, self.m2, self.weight)
+            shift_is_stale(self.shift, self.offset, self.m2, inv)
         } else {
-            offset_is_large(self.shift, self.offset, F::zero(), self.weight)
+            offset_is_large(
+                self.shift,
+                self.offset,
+                self.offset * self.offset,
+                F::zero(),
+            )
         };
         if stale {
             rebase(&mut self.shift, &mut self.offset);
@@ -285,7 +293,7 @@ impl<F: Float> WeightedMoments<F> {
             if SPREAD {
                 self.m2 = self.m2 + other.m2 + delta * delta * wa * ratio;
             }
-            self.rebase_if_stale::<SPREAD>();
+            self.rebase_if_stale::<SPREAD>(F::one() / weight);
         } else if self.shift.is_finite() && other.shift.is_finite() {
             let half =
                 (other.shift / two - self.shift / two) + (other.offset / two - self.offset / two);

@@ -291,6 +291,9 @@ impl<F: Float> TimeWindow<F> {
                 // so `fresh` holds exactly them: it takes over, and its
                 // shift (taken from the oldest) must move.
                 self.total = core::mem::take(&mut self.fresh);
+                let samples = &self.samples;
+                self.total
+                    .took_over(|| samples.iter().map(|&(_, x)| x).filter(|x| x.is_finite()));
                 self.stale = self.samples.len();
                 self.rebase_pending = true;
             }
