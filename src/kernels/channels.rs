@@ -2,8 +2,11 @@
 //! inner]` (NCHW: `outer = N`, `inner = H·W`; NHWC: `outer = N·H·W`,
 //! `inner = 1`).
 //!
-//! Two shapes of loop, chosen by the shape:
+//! Three shapes of loop, chosen by the shape:
 //!
+//! - **short runs** (a single outer position and `inner < SHORT_RUN`: a
+//!   layer norm's short rows): each channel is one short run, and many runs
+//!   go through one kernel call, each summed about its own first value.
 //! - **rows** (`inner ≥ ROW_MIN`, or a single outer position): each run of
 //!   `inner` values belongs to one
 //!   channel and is reduced by the blocked slice kernel; the runs of a
@@ -21,7 +24,7 @@
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{BLOCK, from_sums, moments_on, shift_is_far};
+use super::{BLOCK, from_sums, moments_on, run_moments, shift_is_far};
 use crate::Element;
 use crate::cumulative::moments::Moments;
 use alloc::vec;
@@ -32,6 +35,14 @@ use alloc::vec::Vec;
 /// plain sum by rows and 0.8 by lanes; at 3136, lanes ran at 0.75 and rows
 /// at the sum's speed.)
 const ROW_MIN: usize = 1024;
+
+/// Runs shorter than this, when each channel is one run (a single outer
+/// position: a layer norm's rows), go many to a call through the
+/// short-runs kernel. (Rows of 32 `f32` took 16 ns each in cache by one
+/// slice-kernel call per run, 11 ns this way. Runs of 128 were slower this
+/// way: instance norm on 8×16 images fell from 0.43 to 0.36 of a plain
+/// sum.)
+const SHORT_RUN: usize = 64;
 
 /// Lanes accumulated at once in the lanes loop, unless one channel has more
 /// (three `f64` arrays of this length stay in L1 cache).
@@ -220,6 +231,40 @@ fn lane_sums<S: Element>(
     }
 }
 
+/// The moments of each `run`-long chunk of `slab`, many runs per kernel
+/// call. Each run is summed about its first value; a run whose first value
+/// is far from its mean, or that holds a non-finite value, is taken again
+/// by the slice kernel's own run (which re-sums it about its mean, or takes
+/// the robust path). Each run's moments depend on its values alone, so any
+/// schedule gives the same bits.
+fn short_runs<S: Element>(
+    path: Path,
+    schedule: Schedule,
+    slab: &[S],
+    run: usize,
+) -> Vec<Moments<f64>> {
+    let mut out = vec![Moments::default(); slab.len() / run];
+    let per_task = (PAR_GRAIN / run).max(1);
+    let within = schedule.at_least(slab.len(), PAR_GRAIN);
+    within.for_each_chunk(&mut out, per_task, |t, out| {
+        let first = t * per_task;
+        let runs = slab
+            .get(first * run..(first + out.len()) * run)
+            .unwrap_or(&[]);
+        let (mut s, mut q) = (vec![0.0; out.len()], vec![0.0; out.len()]);
+        arch::shifted_runs(path, runs, run, &mut s, &mut q);
+        let sums = s.iter().zip(&q);
+        for ((m, x), (&s, &q)) in out.iter_mut().zip(runs.chunks_exact(run)).zip(sums) {
+            let k = x.first().map_or(0.0, |k| k.widen());
+            *m = from_sums(run, k, s, q);
+            if !(m.offset.is_finite() && m.m2.is_finite()) || shift_is_far(m) {
+                *m = run_moments(path, x);
+            }
+        }
+    });
+    out
+}
+
 /// Per-channel moments on a given path and schedule: one body for the
 /// sequential and the parallel reduction. A parallel schedule forks the
 /// tree over outer positions or lane blocks, and within one of them the
@@ -235,6 +280,9 @@ pub(crate) fn channel_moments_on<S: Element>(
     let Some(shape) = Shape::new(xs.len(), outer, channels, inner) else {
         return vec![Moments::default(); channels];
     };
+    if shape.outer == 1 && inner < SHORT_RUN {
+        return short_runs(path, schedule, shape.slabs(xs, 0, 1), inner);
+    }
     // Long runs, or a single outer position (a sample's groups, a layer
     // norm's rows), where each channel is one contiguous run: each run by
     // the slice kernel. (The lanes loop over one row took 14 times as long

@@ -169,6 +169,14 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
         (70, 10, 49),
         (300, 3, 700),
         (4200, 1, 1000),
+        // One outer position: short runs many to a kernel call (runs of 1,
+        // 7, 32 and 63, more than one call's worth of runs), and longer
+        // runs by the slice kernel.
+        (1, 9, 1),
+        (1, 20_000, 7),
+        (1, 5000, 32),
+        (1, 300, 63),
+        (1, 50, 64),
     ] {
         let (xs, exact) = channel_data(outer, channels, inner, 4);
         for path in paths() {
@@ -176,6 +184,52 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
                 &channel_moments_on(path, Schedule::Sequential, &xs, outer, channels, inner),
                 &exact,
             );
+        }
+    }
+}
+
+#[test]
+fn short_runs_keep_outliers_non_finite_values_and_overflow_apart() {
+    // One outer position, runs of 40 (the short-runs kernel): an outlier
+    // first, a NaN, an infinity, sums that overflow, and an ordinary run.
+    let run = 40;
+    let ordinary = |i: usize| 5.0 + (i % 3) as f64;
+    let rows: [Vec<f64>; 5] = [
+        (0..run)
+            .map(|i| if i == 0 { 1e15 } else { 1.0 + i as f64 / 64.0 })
+            .collect(),
+        (0..run)
+            .map(|i| if i == 7 { f64::NAN } else { ordinary(i) })
+            .collect(),
+        (0..run)
+            .map(|i| if i == 3 { f64::INFINITY } else { ordinary(i) })
+            .collect(),
+        (0..run)
+            .map(|i| if i % 2 == 0 { f64::MAX } else { -f64::MAX })
+            .collect(),
+        (0..run).map(ordinary).collect(),
+    ];
+    let xs: Vec<f64> = rows.iter().flatten().copied().collect();
+    for path in paths() {
+        let got = channel_moments_on(path, Schedule::Sequential, &xs, 1, rows.len(), run);
+        for (c, (m, row)) in got.iter().zip(&rows).enumerate() {
+            assert_eq!(m.count, run as u64, "run {c}");
+            let (mean, m2) = two_pass(row);
+            match c {
+                1 => assert!(m.mean().unwrap().is_nan() && m.m2().is_nan(), "{m:?}"),
+                2 => assert!(m.mean() == Some(f64::INFINITY) && m.m2().is_nan(), "{m:?}"),
+                // ±f64::MAX alternating: the mean is 0 to rounding at the
+                // values' scale, M2 too large to represent, +∞ (never NaN).
+                3 => assert!(
+                    m.mean().unwrap().abs() <= 4.0 * f64::EPSILON * f64::MAX
+                        && m.m2() == f64::INFINITY,
+                    "{m:?}"
+                ),
+                _ => {
+                    assert!(rel(m.mean().unwrap(), mean) <= 1e-15, "run {c}: {m:?}");
+                    assert!(rel(m.m2(), m2) <= 1e-14, "run {c}: {m:?}");
+                }
+            }
         }
     }
 }
@@ -264,6 +318,8 @@ mod parallel {
             (900, 3, 100),
             (30_001, 3, 1),
             (5000, 2, 300),
+            (1, 40_000, 32),
+            (1, 3000, 5),
         ] {
             let (xs, exact) = channel_data(outer, channels, inner, 7);
             let path = detect();
@@ -307,6 +363,19 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
         assert_eq!(
             got,
             channel_moments_on(path, s, &hw, 10, 7, 143),
+            "{path:?}"
+        );
+        // Short runs, many to a call.
+        let (runs, run) = (10_007 / 31, 31);
+        let len = runs * run;
+        assert_eq!(
+            channel_moments_on(path, s, &h[..len], 1, runs, run),
+            channel_moments_on(path, s, &hw[..len], 1, runs, run),
+            "{path:?}"
+        );
+        assert_eq!(
+            channel_moments_on(path, s, &b[..len], 1, runs, run),
+            channel_moments_on(path, s, &bw[..len], 1, runs, run),
             "{path:?}"
         );
     }

@@ -91,6 +91,25 @@ pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f6
     }
 }
 
+/// [`shifted_sums`] of every `run`-long chunk of `xs` about its first
+/// value, into `s` and `q`; see [`portable::runs_body`].
+#[inline]
+pub(crate) fn shifted_runs<S: Element>(
+    path: Path,
+    xs: &[S],
+    run: usize,
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    match path {
+        Path::Portable => portable::runs_body::<S, false>(xs, run, s, q),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::avx2::runs` requires.
+        Path::Avx2Fma => unsafe { x86_64::avx2::runs(xs, run, s, q) },
+    }
+}
+
 /// `[Σdx, Σdy, Σdx², Σdy², Σdx·dy]` over the pairs of `xs` and `ys`, with
 /// `dx = x − kx`, `dy = y − ky`; see [`portable::pair_sums_body`].
 #[inline]

@@ -88,6 +88,45 @@ pub(super) fn sums_body<S: Element, const FMA: bool>(xs: &[S], k: f64) -> (f64, 
     (fold_lanes(s), fold_lanes(q))
 }
 
+/// [`sums_body`] of each `run`-long chunk of `xs` about its own first
+/// value: `s[j]`, `q[j]` are `Σd` and `Σd²` of run `j` (`s`, `q` and the
+/// runs have one entry each; a partial run at the end is left out). One
+/// call for many short runs, so each costs its arithmetic and not a call
+/// through the routing.
+#[inline(always)]
+pub(super) fn runs_body<S: Element, const FMA: bool>(
+    xs: &[S],
+    run: usize,
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    if run == 0 {
+        return;
+    }
+    for ((x, s_out), q_out) in xs.chunks_exact(run).zip(s).zip(q) {
+        let k = x.first().map_or(0.0, |k| k.widen());
+        // Four lanes: a short run has few steps, and a wider set of lanes
+        // costs more to fold than it saves.
+        let mut s = [0.0_f64; 4];
+        let mut q = [0.0_f64; 4];
+        let (chunks, tail) = array_chunks::<S, 4>(x);
+        for chunk in chunks {
+            for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
+                let d = x.widen() - k;
+                *s += d;
+                *q = square_add::<FMA>(d, *q);
+            }
+        }
+        for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
+            let d = x.widen() - k;
+            *s += d;
+            *q = square_add::<FMA>(d, *q);
+        }
+        *s_out = fold_lanes(s);
+        *q_out = fold_lanes(q);
+    }
+}
+
 /// Lanes per step of the lanes loop: one 64-byte cache line of `f32` (two
 /// of `f64`).
 const ROW_STEP: usize = 16;

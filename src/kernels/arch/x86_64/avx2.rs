@@ -25,7 +25,7 @@ use crate::float::Elements;
 use crate::float::f16_bits_to_f32;
 use crate::kernels::arch::portable::{
     PREFETCH, array_chunks, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
-    weighted_sums_body,
+    runs_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
@@ -235,6 +235,21 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
         *q = num_traits::Float::mul_add(d, d, *q);
     }
     (fold_lanes(s), fold_lanes(q))
+}
+
+/// `runs_body` compiled for AVX2 and FMA: many short runs in one call.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn runs<S: Element>(
+    xs: &[S],
+    run: usize,
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    runs_body::<S, true>(xs, run, s, q);
 }
 
 /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
