@@ -54,6 +54,12 @@ pub(super) fn group_statistics<S: Element, F: Float>(
     let per_sample = positions * groups * width;
     let moments: Vec<Moments<f64>> = if per_sample == 0 {
         vec![Moments::default(); samples * groups]
+    } else if positions == 1 {
+        // Channels first (NCHW): every group of every sample is one
+        // contiguous run, so the whole tensor is one call with a channel
+        // per group, the same bits as a call per sample. (A call per
+        // sample cost a third of instance norm's time on 8×16 images.)
+        crate::kernels::channel_moments(xs, 1, samples * groups, width)
     } else {
         xs.chunks_exact(per_sample)
             .flat_map(|sample| crate::kernels::channel_moments(sample, positions, groups, width))

@@ -170,13 +170,14 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
         (300, 3, 700),
         (4200, 1, 1000),
         // One outer position: short runs many to a kernel call (runs of 1,
-        // 7, 32 and 63, more than one call's worth of runs), and longer
-        // runs by the slice kernel.
+        // 7, 32, 63 and 255, more than one call's worth of runs), and
+        // longer runs by the slice kernel.
         (1, 9, 1),
         (1, 20_000, 7),
         (1, 5000, 32),
         (1, 300, 63),
-        (1, 50, 64),
+        (1, 600, 255),
+        (1, 50, 256),
     ] {
         let (xs, exact) = channel_data(outer, channels, inner, 4);
         for path in paths() {

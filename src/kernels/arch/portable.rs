@@ -105,25 +105,29 @@ pub(super) fn runs_body<S: Element, const FMA: bool>(
     }
     for ((x, s_out), q_out) in xs.chunks_exact(run).zip(s).zip(q) {
         let k = x.first().map_or(0.0, |k| k.widen());
-        // Four lanes: a short run has few steps, and a wider set of lanes
-        // costs more to fold than it saves.
-        let mut s = [0.0_f64; 4];
-        let mut q = [0.0_f64; 4];
-        let (chunks, tail) = array_chunks::<S, 4>(x);
+        // Two sets of four lanes, eight values a step: two chains of
+        // additions per sum, and a fold of four lanes.
+        let mut s = [[0.0_f64; 4]; 2];
+        let mut q = [[0.0_f64; 4]; 2];
+        let (chunks, tail) = array_chunks::<S, 8>(x);
         for chunk in chunks {
-            for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
-                let d = x.widen() - k;
-                *s += d;
-                *q = square_add::<FMA>(d, *q);
+            for (half, (s, q)) in chunk.chunks_exact(4).zip(s.iter_mut().zip(&mut q)) {
+                for ((x, s), q) in half.iter().zip(s).zip(q) {
+                    let d = x.widen() - k;
+                    *s += d;
+                    *q = square_add::<FMA>(d, *q);
+                }
             }
         }
-        for ((x, s), q) in tail.iter().zip(&mut s).zip(&mut q) {
+        for (i, x) in tail.iter().enumerate() {
             let d = x.widen() - k;
-            *s += d;
-            *q = square_add::<FMA>(d, *q);
+            let (set, lane) = (i / 4, i % 4);
+            s[set][lane] += d;
+            q[set][lane] = square_add::<FMA>(d, q[set][lane]);
         }
-        *s_out = fold_lanes(s);
-        *q_out = fold_lanes(q);
+        let pair = |v: [[f64; 4]; 2]| fold_lanes([0, 1, 2, 3].map(|l| v[0][l] + v[1][l]));
+        *s_out = pair(s);
+        *q_out = pair(q);
     }
 }
 
