@@ -127,7 +127,32 @@ impl<F: Float> GroupNorm<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn statistics<S: Element>(&self, xs: &[S], layout: Layout) -> Result<BatchStats<F>, Error> {
-        group_statistics(xs, layout, self.groups)
+        group_statistics(xs, layout, self.groups, false)
+    }
+
+    /// [`statistics`](GroupNorm::statistics) on every rayon thread (feature
+    /// `rayon`): the same statistics, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`statistics`](GroupNorm::statistics).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{GroupNorm, Layout};
+    /// let xs: Vec<f32> = (0..4 * 8 * 6 * 6).map(|i| (i % 13) as f32).collect();
+    /// let layout = Layout::nhwc(4, 6, 6, 8)?;
+    /// let gn = GroupNorm::<f64>::new(2)?;
+    /// assert_eq!(gn.par_statistics(&xs, layout)?, gn.statistics(&xs, layout)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_statistics<S: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+    ) -> Result<BatchStats<F>, Error> {
+        group_statistics(xs, layout, self.groups, true)
     }
 
     /// Normalizes `xs` (shape `layout`) into `out`, `γ` and `β` per channel

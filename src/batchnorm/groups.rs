@@ -37,7 +37,9 @@ pub(super) fn check_groups(groups: usize, channels: usize) -> Result<(), Error> 
 
 /// The statistics of every group of every sample of `xs` (shape `layout`,
 /// `groups` dividing its channels), in sample-major order: sample 0's
-/// groups, then sample 1's, and so on.
+/// groups, then sample 1's, and so on. With `parallel` (and the `rayon`
+/// feature) on every rayon thread, bit for bit the same: each group's
+/// statistics depend on its values alone.
 ///
 /// # Errors
 ///
@@ -46,12 +48,14 @@ pub(super) fn group_statistics<S: Element, F: Float>(
     xs: &[S],
     layout: Layout,
     groups: usize,
+    parallel: bool,
 ) -> Result<BatchStats<F>, Error> {
     layout.check(xs.len())?;
     check_groups(groups, layout.channels())?;
     let (samples, positions) = (layout.samples(), layout.positions());
     let width = layout.channels() / groups * layout.inner();
     let per_sample = positions * groups * width;
+    let count = (positions as u64).saturating_mul(width as u64);
     let moments: Vec<Moments<f64>> = if per_sample == 0 {
         vec![Moments::default(); samples * groups]
     } else if positions == 1 {
@@ -59,14 +63,38 @@ pub(super) fn group_statistics<S: Element, F: Float>(
         // contiguous run, so the whole tensor is one call with a channel
         // per group, the same bits as a call per sample. (A call per
         // sample cost a third of instance norm's time on 8×16 images.)
-        crate::kernels::channel_moments(xs, 1, samples * groups, width)
+        channel_moments(xs, 1, samples * groups, width, parallel)
     } else {
-        xs.chunks_exact(per_sample)
-            .flat_map(|sample| crate::kernels::channel_moments(sample, positions, groups, width))
-            .collect()
+        // Channels last: the samples in parallel, each on every thread too
+        // when it is large enough.
+        let sample = |x: &[S]| channel_moments(x, positions, groups, width, parallel);
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            let each: Vec<Vec<Moments<f64>>> =
+                xs.par_chunks_exact(per_sample).map(sample).collect();
+            return Ok(BatchStats::from_moments(count, each.concat()));
+        }
+        xs.chunks_exact(per_sample).flat_map(sample).collect()
     };
-    let count = (positions as u64).saturating_mul(width as u64);
     Ok(BatchStats::from_moments(count, moments))
+}
+
+/// The kernels' per-channel moments, on every rayon thread when asked (and
+/// built with `rayon`): the same bits either way.
+fn channel_moments<S: Element>(
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+    parallel: bool,
+) -> Vec<Moments<f64>> {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return crate::kernels::par_channel_moments(xs, outer, channels, inner);
+    }
+    let _ = parallel;
+    crate::kernels::channel_moments(xs, outer, channels, inner)
 }
 
 /// Normalizes every sample of `xs` (shape `layout`) into `out` with its

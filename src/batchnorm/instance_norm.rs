@@ -109,6 +109,31 @@ impl<F: Float> InstanceNorm<F> {
         self.per_channel(layout)?.statistics(xs, layout)
     }
 
+    /// [`statistics`](InstanceNorm::statistics) on every rayon thread
+    /// (feature `rayon`): the same statistics, bit for bit, whatever the
+    /// number of threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`statistics`](InstanceNorm::statistics).
+    ///
+    /// ```
+    /// use momenta::batchnorm::{InstanceNorm, Layout};
+    /// let xs: Vec<f32> = (0..8 * 3 * 16 * 16).map(|i| (i % 11) as f32).collect();
+    /// let layout = Layout::nchw(8, 3, 16, 16)?;
+    /// let norm = InstanceNorm::<f64>::new();
+    /// assert_eq!(norm.par_statistics(&xs, layout)?, norm.statistics(&xs, layout)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_statistics<S: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+    ) -> Result<BatchStats<F>, Error> {
+        self.per_channel(layout)?.par_statistics(xs, layout)
+    }
+
     /// The same layer as a [`GroupNorm`] of one channel per group.
     fn per_channel(&self, layout: Layout) -> Result<GroupNorm<F>, Error> {
         GroupNorm::new(layout.channels().max(1))?.with_eps(self.eps)

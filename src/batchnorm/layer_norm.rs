@@ -136,6 +136,26 @@ impl<F: Float> LayerNorm<F> {
         BatchStats::compute(xs, self.rows(xs.len())?)
     }
 
+    /// [`statistics`](LayerNorm::statistics) on every rayon thread (feature
+    /// `rayon`): the same statistics, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`statistics`](LayerNorm::statistics).
+    ///
+    /// ```
+    /// use momenta::batchnorm::LayerNorm;
+    /// let xs: Vec<f32> = (0..1000 * 64).map(|i| (i % 17) as f32).collect();
+    /// let ln = LayerNorm::<f64>::new(64)?;
+    /// assert_eq!(ln.par_statistics(&xs)?, ln.statistics(&xs)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_statistics<S: Element>(&self, xs: &[S]) -> Result<BatchStats<F>, Error> {
+        BatchStats::par_compute(xs, self.rows(xs.len())?)
+    }
+
     /// Normalizes `xs` into `out` row by row, `γ` and `β` element by element
     /// over the features (absent: 1 and 0), and returns the statistics it
     /// used. Each value is `(x − μ)/√(σ² + eps)·γ + β`, in `f64`, rounded

@@ -703,3 +703,95 @@ fn group_normalized_output_has_zero_mean_and_unit_variance_per_group() {
     }
     quick(law as fn(Shaped) -> bool);
 }
+
+/// The parallel statistics are the sequential ones, bit for bit, on any
+/// number of threads: both layouts, short and long runs, several samples
+/// or one, with an outlier and a NaN in some groups; and they reject what
+/// the sequential ones reject.
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_statistics_equal_the_sequential_ones_bit_for_bit() {
+    use crate::support::{SplitMix, in_pool};
+    let bits = |s: &BatchStats<f64>| {
+        let m: Vec<u64> = s.mean().iter().map(|x| x.to_bits()).collect();
+        let v: Vec<u64> = s.variance().iter().map(|x| x.to_bits()).collect();
+        (s.count(), m, v)
+    };
+    let mut rng = SplitMix(31);
+    for (n, c, h, w, groups) in [
+        (16, 64, 8, 16, 64),
+        (3, 6, 40, 40, 3),
+        (1, 32, 64, 64, 8),
+        (64, 4, 2, 2, 2),
+    ] {
+        let mut xs: Vec<f32> = (0..n * c * h * w)
+            .map(|_| 1e3 + rng.signed_unit() as f32)
+            .collect();
+        xs[5] = 1e9;
+        xs[n * c * h * w / 2] = f32::NAN;
+        let gn = GroupNorm::<f64>::new(groups).unwrap();
+        let inst = InstanceNorm::<f64>::new();
+        for layout in [
+            Layout::nchw(n, c, h, w).unwrap(),
+            Layout::nhwc(n, h, w, c).unwrap(),
+        ] {
+            let seq = gn.statistics(&xs, layout).unwrap();
+            let inst_seq = inst.statistics(&xs, layout).unwrap();
+            for threads in [1, 2, 3, 8] {
+                let (par, inst_par) = in_pool(threads, || {
+                    (
+                        gn.par_statistics(&xs, layout).unwrap(),
+                        inst.par_statistics(&xs, layout).unwrap(),
+                    )
+                });
+                assert_eq!(
+                    bits(&par),
+                    bits(&seq),
+                    "{layout:?} G = {groups}, {threads} threads"
+                );
+                assert_eq!(
+                    bits(&inst_par),
+                    bits(&inst_seq),
+                    "{layout:?}, {threads} threads"
+                );
+            }
+        }
+        for features in [c, c * h, c * h * w] {
+            let ln = LayerNorm::<f64>::new(features).unwrap();
+            let seq = ln.statistics(&xs).unwrap();
+            for threads in [1, 2, 3, 8] {
+                let par = in_pool(threads, || ln.par_statistics(&xs).unwrap());
+                assert_eq!(
+                    bits(&par),
+                    bits(&seq),
+                    "{features} features, {threads} threads"
+                );
+            }
+        }
+    }
+    let layout = Layout::nchw(2, 4, 3, 3).unwrap();
+    let xs = [0.0_f32; 72];
+    assert_eq!(
+        GroupNorm::<f64>::new(3)
+            .unwrap()
+            .par_statistics(&xs, layout)
+            .unwrap_err()
+            .kind(),
+        GroupNorm::<f64>::new(3)
+            .unwrap()
+            .statistics(&xs, layout)
+            .unwrap_err()
+            .kind()
+    );
+    assert!(
+        InstanceNorm::<f64>::new()
+            .par_statistics(&xs[1..], layout)
+            .is_err()
+    );
+    assert!(
+        LayerNorm::<f64>::new(7)
+            .unwrap()
+            .par_statistics(&xs)
+            .is_err()
+    );
+}
