@@ -274,7 +274,8 @@ impl<F: Float> TimeWindow<F> {
                 self.total.rebase(v);
             }
         }
-        if self.total.needs_rebuild() {
+        // `drifted` is one flag unless a huge value set the shift.
+        if self.total.needs_rebuild() || self.total.drifted() {
             self.rebuild(finite);
         }
         Ok(())

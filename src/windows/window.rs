@@ -57,10 +57,23 @@
 //! larger than the rest, and a bounded number of times per factor-8 fall in
 //! a decaying signal.
 //!
+//! The compensated sum has a limit of its own: while the shift is a value
+//! far larger than the others (an outlier first), every term carries a
+//! rounding error of the shift's size into the pair's low part, whose own
+//! rounding is then ε² of the outlier. Once the outlier has left, that can
+//! exceed an ulp of the sum of what is left (an outlier some 1/ε times the
+//! rest: a window of 3 holding −1, 0 and 2 after `−7e227` read a mean of 0
+//! instead of 1/3). A re-base that leaves the pair's low part large against
+//! the new shift marks the sum; the window then checks on every push
+//! whether those errors reach an ulp of the sum, and when they do, takes the
+//! sum afresh. On ordinary data the mark is never set.
+//!
 //! Values so large that the sums could overflow (near `f64::MAX`) are
 //! handled the same way: an overflow triggers a rebuild in which every
-//! value is multiplied by a power of two small enough that neither the sum
-//! nor M2 can overflow, so a representable mean stays finite and a variance
+//! value is multiplied by a power of two small enough that the sum cannot
+//! overflow, so a representable mean stays finite. M2 brings its deviations
+//! down by a power of two of its own when their squares would overflow, so
+//! `MovingVariance`'s mean is `MovingAverage`'s bit for bit, and a variance
 //! too large to represent is +∞, never NaN.
 
 use super::policy::Policy;
@@ -132,8 +145,16 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn rebase(&mut self, x: F);
     /// Whether rounding may have cost the state digits that only a pass
     /// over the values can restore: a sum that overflowed, or (for M2) a
-    /// cancellation.
+    /// cancellation. Cheap: checked on every push.
     fn needs_rebuild(&self) -> bool;
+    /// Whether the sums may still hold rounding errors of a value far
+    /// larger than the others, left by a shift on it (see
+    /// [`drifted`](Self::drifted)): the window then checks `drifted` on
+    /// every push until the next rebuild.
+    fn tainted(&self) -> bool;
+    /// Whether those errors may now reach an ulp of the sum: the value has
+    /// left, and only a pass over the values restores the sum.
+    fn drifted(&self) -> bool;
     /// Recomputes what [`needs_rebuild`](Self::needs_rebuild) found
     /// unreliable from `values()`, the finite values of the set, oldest
     /// first. O(n); `values` is called more than once.
@@ -162,6 +183,13 @@ pub(crate) struct ShiftedSum<F> {
     scale: F,
     /// `1 / scale`, exactly.
     unscale: F,
+    /// The shift moved off a value so far from the others that the pair
+    /// holds rounding errors of that value's size: once the sum falls back
+    /// to the size of the other values, those errors' own rounding may
+    /// reach an ulp of it, and the sum must be taken afresh (see
+    /// [`lost_digits`](Self::lost_digits)). Set by [`rebase`](WindowStats::rebase):
+    /// only a shift far from the data leaves such errors.
+    tainted: bool,
 }
 
 impl<F: Float> Default for ShiftedSum<F> {
@@ -173,6 +201,7 @@ impl<F: Float> Default for ShiftedSum<F> {
             lo: F::zero(),
             scale: F::one(),
             unscale: F::one(),
+            tainted: false,
         }
     }
 }
@@ -222,6 +251,16 @@ impl<F: Float> ShiftedSum<F> {
     #[inline]
     pub(crate) fn mean(&self) -> F {
         (self.shift + self.offset()) * self.unscale
+    }
+
+    /// Whether the pair's rounding errors may have reached an ulp of what
+    /// the sum is read at, `n·|shift| + |Σ|`: `lo` rounds at its own size
+    /// on each of at most about `4n` terms since the sum was last taken
+    /// afresh. Only after a value some 1/ε times the others has left.
+    #[cold]
+    fn lost_digits(&self) -> bool {
+        let n = count_to::<F>(self.count);
+        self.lo.abs() * F::from_f64(4.0) * n > n * self.shift.abs() + self.total().abs()
     }
 
     /// Whether the pair overflowed (an overflow makes `lo` NaN).
@@ -332,6 +371,11 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         let p_err = n.mul_add(d, -p);
         self.accumulate_pair(-p, -(p_err + n * d_err));
         self.shift = shift;
+        // Every term the pair took while the shift was a value far from
+        // the rest (an outlier first) carried a rounding error of the
+        // shift's size into `lo`. While that value is in the set the sum is
+        // as large, and the errors do not matter; once it leaves, they may.
+        self.tainted = self.tainted || self.lo.abs() * F::from_f64(4.0) > shift.abs();
     }
 
     #[inline]
@@ -339,8 +383,19 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.overflowed()
     }
 
-    /// The sum afresh, scaled so that it cannot overflow, with the newest
-    /// value as the shift.
+    #[inline]
+    fn tainted(&self) -> bool {
+        self.tainted
+    }
+
+    #[inline]
+    fn drifted(&self) -> bool {
+        self.tainted && self.lost_digits()
+    }
+
+    /// The sum afresh (after an overflow, or a huge value that has left),
+    /// scaled so that it cannot overflow, with the newest value as the
+    /// shift.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         // Σ|x·scale − shift| ≤ 2n·max|x|·scale must stay below the largest
         // float.
@@ -354,10 +409,22 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     }
 }
 
-/// A [`ShiftedSum`] and M2 = Σ(x − x̄)² (in the sum's scale, squared).
+/// A [`ShiftedSum`] and M2 = Σ(x − x̄)², each deviation in the sum's scale
+/// times `dev_scale`, squared.
+///
+/// The sum keeps [`ShiftedSum`]'s own rule for its scale (rescaled only
+/// when it overflows), so the mean is [`MovingAverage`]'s bit for bit;
+/// deviations so large that their squares would overflow are brought down
+/// by `dev_scale` instead.
+///
+/// [`MovingAverage`]: crate::MovingAverage
 #[derive(Clone, Debug)]
 pub(crate) struct ShiftedMoments<F> {
     sum: ShiftedSum<F>,
+    /// A power of two ≤ 1 every deviation is multiplied by before it is
+    /// squared: 1 unless the values are so large (about 1e150 and up) that
+    /// M2 would overflow.
+    dev_scale: F,
     m2: F,
     /// The sum of the magnitudes of the updates M2 took since it was last
     /// computed afresh: its rounding error is a few ulps of this.
@@ -373,6 +440,7 @@ impl<F: Float> Default for ShiftedMoments<F> {
     fn default() -> Self {
         Self {
             sum: ShiftedSum::default(),
+            dev_scale: F::one(),
             m2: F::zero(),
             churn: F::zero(),
             inv_count: F::zero(),
@@ -385,8 +453,16 @@ impl<F: Float> ShiftedMoments<F> {
     /// large to represent.
     #[inline]
     pub(crate) fn variance(&self, divisor: F) -> F {
-        let unscale = self.sum.unscale;
+        // Both scales are powers of two: undoing them is exact.
+        let unscale = self.sum.unscale / self.dev_scale;
         clamp_non_negative(self.m2) / divisor * unscale * unscale
+    }
+
+    /// The product of two deviations (in the sum's scale), each brought
+    /// down by `dev_scale` first.
+    #[inline]
+    fn product(&self, a: F, b: F) -> F {
+        (a * self.dev_scale) * (b * self.dev_scale)
     }
 
     /// Sets [`inv_count`](Self::inv_count) after the count changed.
@@ -420,7 +496,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.count_changed();
         let y = x * self.sum.scale - self.sum.shift;
         let after = self.sum.total() * self.inv_count;
-        self.update((y - before) * (y - after));
+        self.update(self.product(y - before, y - after));
     }
 
     /// Only the sum: M2 of a set filled this way is computed afresh when
@@ -455,7 +531,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.sum.remove(x);
         self.count_changed();
         let after = self.sum.total() * self.inv_count;
-        self.update(-((y - before) * (y - after)));
+        self.update(-self.product(y - before, y - after));
     }
 
     #[inline]
@@ -475,7 +551,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         let y_new = new * self.sum.scale - self.sum.shift;
         self.sum.replace(old, new);
         let after = self.sum.total() * inv;
-        self.update((y_new - y_old) * ((y_new - after) + (y_old - before)));
+        self.update(self.product(y_new - y_old, (y_new - after) + (y_old - before)));
     }
 
     fn rebase(&mut self, x: F) {
@@ -486,29 +562,58 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     #[inline]
     fn needs_rebuild(&self) -> bool {
         let limit = self.m2 * F::from_f64(M2_CANCELLATION);
-        !(self.churn <= limit && self.m2 < F::infinity()) || self.sum.overflowed()
+        !(self.churn <= limit && self.m2 < F::infinity()) || self.sum.needs_rebuild()
     }
 
-    /// M2 = Σ(x − x̄)² afresh from the accurate mean (a two-pass); after an
-    /// overflow, the sum too, scaled so that neither can overflow again.
+    #[inline]
+    fn tainted(&self) -> bool {
+        self.sum.tainted()
+    }
+
+    #[inline]
+    fn drifted(&self) -> bool {
+        self.sum.drifted()
+    }
+
+    /// M2 = Σ(x − x̄)² afresh from the accurate mean (a two-pass), with
+    /// `dev_scale` 1 if that fits and otherwise the power of two that
+    /// keeps it (and the churn of a window's worth of updates) well below
+    /// the largest float; the sum afresh too when it needs it, by
+    /// [`ShiftedSum`]'s own rule (so the mean stays `MovingAverage`'s).
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
-        if self.sum.overflowed() || !self.m2.is_finite() {
-            // n·(2·max|x|·scale)² — M2, and the churn of a window's worth
-            // of updates — must stay well below the largest float.
+        if self.sum.needs_rebuild() || self.sum.drifted() {
+            self.sum.rebuild(&values);
+        }
+        self.count_changed();
+        let (sum, values) = (&self.sum, &values);
+        let offset = sum.offset();
+        let deviations = move || {
+            values().map(move |x| {
+                let (y, e) = sum.shifted(x);
+                (y - offset) + e
+            })
+        };
+        let m2_at = move |k: F| {
+            deviations().fold(F::zero(), |m2, d| {
+                let d = d * k;
+                m2 + d * d
+            })
+        };
+        let mut k = F::one();
+        let mut m2 = m2_at(k);
+        if !m2.is_finite() && !offset.is_nan() {
+            // n·(k·max|d|)² must stay well below the largest float.
+            let max = deviations().fold(F::zero(), |m, d| m.max(d.abs()));
             let sixty_four = F::from_f64(64.0);
-            let limit = |n| (F::max_value() / sixty_four / count_to(n)).sqrt();
-            self.sum = ShiftedSum::of_values(&values, limit);
+            let limit = (F::max_value() / sixty_four / count_to(sum.count)).sqrt();
+            if max.is_finite() {
+                k = scale_for(max, limit);
+                m2 = m2_at(k);
+            }
         }
-        let offset = self.sum.offset();
-        let mut m2 = F::zero();
-        for x in values() {
-            let (y, e) = self.sum.shifted(x);
-            let d = (y - offset) + e;
-            m2 = m2 + d * d;
-        }
+        self.dev_scale = k;
         self.m2 = m2;
         self.churn = m2;
-        self.count_changed();
     }
 
     #[inline]
@@ -581,6 +686,11 @@ pub(crate) struct Window<F, S> {
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
+    /// `total` may hold rounding errors of a huge value that set its
+    /// shift: every push takes the slow path and checks whether they now
+    /// matter, until the next rebuild. (Only after a value some 1/ε times
+    /// the others.)
+    watch: bool,
     /// NaN policy and readiness.
     policy: Policy,
 }
@@ -600,6 +710,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             fresh: S::default(),
             since_refresh: 0,
             rebase_pending: false,
+            watch: false,
             policy: Policy::default(),
         })
     }
@@ -636,7 +747,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         let finite = x.is_finite();
         // The common case first: a full window, finite values in and out,
         // no re-base or refresh due.
-        if finite && !self.rebase_pending && self.since_refresh + 1 < self.ring.window() {
+        if finite
+            && !(self.rebase_pending | self.watch)
+            && self.since_refresh + 1 < self.ring.window()
+        {
             if let Some(old) = self.ring.replace_oldest(x) {
                 if old.is_finite() {
                     self.total.replace(old, x);
@@ -707,6 +821,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     let ring = &self.ring;
                     self.total
                         .took_over(|| ring.iter().filter(|x| x.is_finite()));
+                    self.watch = self.total.tainted();
                     self.since_refresh = 0;
                     self.rebase_pending = true;
                 }
@@ -721,9 +836,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 // window now (the shift's owner may have left); the next
                 // finite value takes over for the rest of the refresh.
                 self.total.rebase(v);
+                self.watch = self.total.tainted();
             }
         }
-        if self.total.needs_rebuild() {
+        if self.total.needs_rebuild() || (self.watch && self.total.drifted()) {
             self.rebuild();
         }
     }
@@ -735,6 +851,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     fn rebase(&mut self, x: F) {
         self.total.rebase(x);
         self.rebase_pending = false;
+        self.watch = self.total.tainted();
     }
 
     /// Recomputes the statistics of the window from its values.
@@ -743,6 +860,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     fn rebuild(&mut self) {
         let ring = &self.ring;
         self.total.rebuild(|| ring.iter().filter(|x| x.is_finite()));
+        self.watch = self.total.tainted();
     }
 
     pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
@@ -766,6 +884,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.fresh = S::default();
         self.since_refresh = 0;
         self.rebase_pending = false;
+        self.watch = false;
     }
 
     pub(crate) fn window(&self) -> usize {

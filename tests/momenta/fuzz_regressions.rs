@@ -103,3 +103,48 @@ fn ops_batchnorm_empty_batch_stats_equal_themselves() {
     assert_eq!(a, a.clone());
     assert_eq!(a, b);
 }
+
+/// ops_window: `MovingVariance`'s mean differed from `MovingAverage`'s in
+/// the last bit (`-2.348405953443998e227` against `…9974e227`) once the
+/// squares of the deviations overflowed: `MovingVariance` re-summed the
+/// window at a scale where they fit, and its mean followed that sum. M2 now
+/// takes a scale of its own, and the sum keeps `MovingAverage`'s. Input:
+/// `{ window: 255, ops: [Push(-7.045217860331993e227), PushSmall(-1),
+/// Push(0.0)] }`.
+#[test]
+fn ops_window_moving_variance_keeps_the_moving_average_mean_when_squares_overflow() {
+    use momenta::{MovingAverage, MovingVariance};
+    let big = -7.045217860331993e227;
+    let mut ma = MovingAverage::<f64>::new(255).unwrap();
+    let mut mv = MovingVariance::<f64>::new(255).unwrap();
+    for x in [big, -1.0, 0.0] {
+        ma.push(x);
+        mv.push(x);
+        assert_eq!(ma.mean().map(f64::to_bits), mv.mean().map(f64::to_bits));
+    }
+    // (big − 1)/3, where the −1 is far below an ulp of big.
+    let mean = mv.mean().unwrap();
+    assert!((mean - big / 3.0).abs() <= 2.0 * f64::EPSILON * mean.abs());
+    // 2·big²/9 is far above f64::MAX.
+    assert_eq!(mv.population_variance(), Some(f64::INFINITY));
+    // A window of 3 then drops the giant: the statistics of [−1, 0, 2]
+    // come back to within an ulp or two (the giant's trace in the sums,
+    // ε² of its size, is far above these values: the sum is taken afresh,
+    // and the scale of the deviations resets). Before, `MovingAverage`
+    // read 0.0 here until its next refresh.
+    let mut ma = MovingAverage::<f64>::new(3).unwrap();
+    let mut mv = MovingVariance::<f64>::new(3).unwrap();
+    for x in [big, -1.0, 0.0, 2.0] {
+        ma.push(x);
+        mv.push(x);
+    }
+    let mean = ma.mean().unwrap();
+    assert_eq!(Some(mean.to_bits()), mv.mean().map(f64::to_bits));
+    assert!(
+        (mean - 1.0 / 3.0).abs() <= 2.0 * f64::EPSILON / 3.0,
+        "{mean}"
+    );
+    let want = (16.0 + 1.0 + 25.0) / 27.0; // Σ(x − 1/3)² / 3
+    let var = mv.population_variance().unwrap();
+    assert!((var - want).abs() <= 4.0 * f64::EPSILON * want, "{var}");
+}

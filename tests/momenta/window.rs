@@ -751,3 +751,69 @@ fn non_finite_values_entering_and_leaving_cost_no_digits() {
         );
     }
 }
+
+/// A value some 10¹⁹⁰ times the rest that sets the shift leaves a trace of
+/// ε² its size in the compensated sums, far above the values left; the
+/// windows notice and take the sum afresh, so from the push it leaves on
+/// the mean is as accurate as
+/// a naive two-pass over the window and the variance within 64 ulps, on
+/// every push (checked against exact fractions). Before, the mean of a
+/// window of 3 read 0 instead of 1/3 until the next refresh.
+#[test]
+fn a_huge_value_costs_no_digits_once_it_has_left() {
+    use momenta::TimeWindow;
+    for window in [3_usize, 20, 1000] {
+        for spike in [1e200, -1e300, 3e20] {
+            let mut rng = SplitMix(window as u64 + 5);
+            let n = 4 * window + 50;
+            let ks: Vec<i64> = (0..n)
+                .map(|_| (rng.next_u64() % 2048) as i64 - 1024)
+                .collect();
+            let mut xs: Vec<f64> = ks.iter().map(|&k| k as f64 / 1024.0).collect();
+            // First, so it sets the shift (the case that left a trace),
+            // and again where a refresh moves the shift onto it.
+            let at = 0;
+            xs[at] = spike;
+            xs[2 * window] = spike;
+            let mut a = MovingAverage::<f64>::new(window).unwrap();
+            let mut v = MovingVariance::<f64>::new(window).unwrap();
+            let mut t = TimeWindow::<f64>::new(window as f64).unwrap();
+            for (i, &x) in xs.iter().enumerate() {
+                let m = a.push(x);
+                v.push(x);
+                t.push_at(i as f64, x).unwrap();
+                if i < at + window || (2 * window..3 * window).contains(&i) {
+                    continue;
+                }
+                let wk = &ks[i + 1 - window..=i];
+                let (sum, sum_sq) = wk.iter().fold((0_i128, 0_i128), |(s, q), &k| {
+                    (s + i128::from(k), q + i128::from(k) * i128::from(k))
+                });
+                let w = window as i128;
+                let mean = sum as f64 / (w as f64 * 1024.0);
+                let pop = (w * sum_sq - sum * sum) as f64 / ((w * w) as f64 * 1024.0 * 1024.0);
+                let max = wk.iter().map(|k| k.abs()).max().unwrap_or(0) as f64 / 1024.0;
+                let what = format!("window {window}, spike {spike:e}, push {i}");
+                for (got, who) in [
+                    (m, "MovingAverage"),
+                    (v.mean().unwrap(), "MovingVariance"),
+                    (t.mean().unwrap(), "TimeWindow"),
+                ] {
+                    assert!(
+                        (got - mean).abs() <= 4.0 * f64::EPSILON * max,
+                        "{what}: {who} mean {got:e}, exact {mean:e}"
+                    );
+                }
+                for (got, who) in [
+                    (v.population_variance().unwrap(), "MovingVariance"),
+                    (t.population_variance().unwrap(), "TimeWindow"),
+                ] {
+                    assert!(
+                        (got - pop).abs() <= 64.0 * f64::EPSILON * pop,
+                        "{what}: {who} variance {got:e}, exact {pop:e}"
+                    );
+                }
+            }
+        }
+    }
+}
