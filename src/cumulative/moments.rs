@@ -104,7 +104,7 @@ impl<F: Float> Moments<F> {
     /// then reads the state the previous push left, in parallel with the
     /// step instead of after it, and still re-bases before any deviation is
     /// taken from a stale shift. (After the step, the same test made
-    /// `Variance::push` a fifth slower.)
+    /// `Variance::push` take a fifth longer.)
     #[inline]
     fn step(&mut self, x: F, count: u64, n: F) -> bool {
         // The reciprocal depends only on the count, so it is computed off

@@ -274,8 +274,7 @@ impl<F: Float> TimeWindow<F> {
                 self.total.rebase(v);
             }
         }
-        // `drifted` is one flag unless a huge value set the shift.
-        if self.total.needs_rebuild() || self.total.drifted() {
+        if self.total.needs_rebuild() {
             self.rebuild(finite);
         }
         Ok(())

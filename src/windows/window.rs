@@ -63,10 +63,11 @@
 //! rounding is then ε² of the outlier. Once the outlier has left, that can
 //! exceed an ulp of the sum of what is left (an outlier some 1/ε times the
 //! rest: a window of 3 holding −1, 0 and 2 after `−7e227` read a mean of 0
-//! instead of 1/3). A re-base that leaves the pair's low part large against
-//! the new shift marks the sum; the window then checks on every push
-//! whether those errors reach an ulp of the sum, and when they do, takes the
-//! sum afresh. On ordinary data the mark is never set.
+//! instead of 1/3). So on the push after each re-base, when the value that
+//! set the old shift leaves, the window checks whether those errors reach
+//! an ulp of the sum, and when they do, takes the sum afresh: one push in
+//! `window` takes the slow path, and on ordinary data the check never
+//! fires.
 //!
 //! Values so large that the sums could overflow (near `f64::MAX`) are
 //! handled the same way: an overflow triggers a rebuild in which every
@@ -147,13 +148,11 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     /// over the values can restore: a sum that overflowed, or (for M2) a
     /// cancellation. Cheap: checked on every push.
     fn needs_rebuild(&self) -> bool;
-    /// Whether the sums may still hold rounding errors of a value far
-    /// larger than the others, left by a shift on it (see
-    /// [`drifted`](Self::drifted)): the window then checks `drifted` on
-    /// every push until the next rebuild.
-    fn tainted(&self) -> bool;
-    /// Whether those errors may now reach an ulp of the sum: the value has
-    /// left, and only a pass over the values restores the sum.
+    /// Whether the sums' rounding errors may have reached an ulp of the
+    /// sum: after a shift on a value some 1/ε times the others, once that
+    /// value has left. Only a pass over the values restores the sum. Not
+    /// cheap: the window asks on the push after each re-base, when the
+    /// value that set the old shift leaves.
     fn drifted(&self) -> bool;
     /// Recomputes what [`needs_rebuild`](Self::needs_rebuild) found
     /// unreliable from `values()`, the finite values of the set, oldest
@@ -183,13 +182,6 @@ pub(crate) struct ShiftedSum<F> {
     scale: F,
     /// `1 / scale`, exactly.
     unscale: F,
-    /// The shift moved off a value so far from the others that the pair
-    /// holds rounding errors of that value's size: once the sum falls back
-    /// to the size of the other values, those errors' own rounding may
-    /// reach an ulp of it, and the sum must be taken afresh (see
-    /// [`lost_digits`](Self::lost_digits)). Set by [`rebase`](WindowStats::rebase):
-    /// only a shift far from the data leaves such errors.
-    tainted: bool,
 }
 
 impl<F: Float> Default for ShiftedSum<F> {
@@ -201,7 +193,6 @@ impl<F: Float> Default for ShiftedSum<F> {
             lo: F::zero(),
             scale: F::one(),
             unscale: F::one(),
-            tainted: false,
         }
     }
 }
@@ -251,16 +242,6 @@ impl<F: Float> ShiftedSum<F> {
     #[inline]
     pub(crate) fn mean(&self) -> F {
         (self.shift + self.offset()) * self.unscale
-    }
-
-    /// Whether the pair's rounding errors may have reached an ulp of what
-    /// the sum is read at, `n·|shift| + |Σ|`: `lo` rounds at its own size
-    /// on each of at most about `4n` terms since the sum was last taken
-    /// afresh. Only after a value some 1/ε times the others has left.
-    #[cold]
-    fn lost_digits(&self) -> bool {
-        let n = count_to::<F>(self.count);
-        self.lo.abs() * F::from_f64(4.0) * n > n * self.shift.abs() + self.total().abs()
     }
 
     /// Whether the pair overflowed (an overflow makes `lo` NaN).
@@ -371,11 +352,6 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         let p_err = n.mul_add(d, -p);
         self.accumulate_pair(-p, -(p_err + n * d_err));
         self.shift = shift;
-        // Every term the pair took while the shift was a value far from
-        // the rest (an outlier first) carried a rounding error of the
-        // shift's size into `lo`. While that value is in the set the sum is
-        // as large, and the errors do not matter; once it leaves, they may.
-        self.tainted = self.tainted || self.lo.abs() * F::from_f64(4.0) > shift.abs();
     }
 
     #[inline]
@@ -383,14 +359,18 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.overflowed()
     }
 
-    #[inline]
-    fn tainted(&self) -> bool {
-        self.tainted
-    }
-
-    #[inline]
+    /// Every term the pair took while the shift was a value far from the
+    /// rest (an outlier first) carried a rounding error of the shift's size
+    /// into `lo`, and `lo` rounds at its own size. While that value is in
+    /// the set the sum is as large and those errors do not matter; once it
+    /// has left they may: after at most about `4n` terms since the sum was
+    /// last taken afresh, the sum is off by up to `4n·ε·|lo|`, to compare
+    /// with an ulp of what it is read at, `n·|shift| + |Σ|`. True only
+    /// after a value some 1/ε times the others.
+    #[cold]
     fn drifted(&self) -> bool {
-        self.tainted && self.lost_digits()
+        let n = count_to::<F>(self.count);
+        self.lo.abs() * F::from_f64(4.0) * n > n * self.shift.abs() + self.total().abs()
     }
 
     /// The sum afresh (after an overflow, or a huge value that has left),
@@ -565,12 +545,6 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         !(self.churn <= limit && self.m2 < F::infinity()) || self.sum.needs_rebuild()
     }
 
-    #[inline]
-    fn tainted(&self) -> bool {
-        self.sum.tainted()
-    }
-
-    #[inline]
     fn drifted(&self) -> bool {
         self.sum.drifted()
     }
@@ -686,10 +660,9 @@ pub(crate) struct Window<F, S> {
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
-    /// `total` may hold rounding errors of a huge value that set its
-    /// shift: every push takes the slow path and checks whether they now
-    /// matter, until the next rebuild. (Only after a value some 1/ε times
-    /// the others.)
+    /// The shift just moved: the next push, which drops the value that set
+    /// the old one, takes the slow path and asks `total` whether a huge
+    /// value's rounding errors now matter (see `WindowStats::drifted`).
     watch: bool,
     /// NaN policy and readiness.
     policy: Policy,
@@ -783,6 +756,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// Every other push: filling, non-finite values, a refresh or a
     /// re-base due.
     fn push_slow(&mut self, x: F, finite: bool) {
+        let watched = core::mem::replace(&mut self.watch, false);
         match self.ring.push(x) {
             None => {
                 if finite {
@@ -821,7 +795,6 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     let ring = &self.ring;
                     self.total
                         .took_over(|| ring.iter().filter(|x| x.is_finite()));
-                    self.watch = self.total.tainted();
                     self.since_refresh = 0;
                     self.rebase_pending = true;
                 }
@@ -836,10 +809,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 // window now (the shift's owner may have left); the next
                 // finite value takes over for the rest of the refresh.
                 self.total.rebase(v);
-                self.watch = self.total.tainted();
+                self.watch = true;
             }
         }
-        if self.total.needs_rebuild() || (self.watch && self.total.drifted()) {
+        if self.total.needs_rebuild() || (watched && self.total.drifted()) {
             self.rebuild();
         }
     }
@@ -851,7 +824,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     fn rebase(&mut self, x: F) {
         self.total.rebase(x);
         self.rebase_pending = false;
-        self.watch = self.total.tainted();
+        self.watch = true;
     }
 
     /// Recomputes the statistics of the window from its values.
@@ -860,7 +833,6 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     fn rebuild(&mut self) {
         let ring = &self.ring;
         self.total.rebuild(|| ring.iter().filter(|x| x.is_finite()));
-        self.watch = self.total.tainted();
     }
 
     pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
