@@ -158,6 +158,11 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     /// unreliable from `values()`, the finite values of the set, oldest
     /// first. O(n); `values` is called more than once.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I);
+    /// Recomputes everything from `values()`, the sum included: what
+    /// [`drifted`](Self::drifted) calls for. O(n).
+    fn resum<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
+        self.rebuild(values);
+    }
     /// The compensated sum behind the mean.
     fn sum(&self) -> &ShiftedSum<F>;
 }
@@ -549,15 +554,33 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.sum.drifted()
     }
 
-    /// M2 = Σ(x − x̄)² afresh from the accurate mean (a two-pass), with
-    /// `dev_scale` 1 if that fits and otherwise the power of two that
-    /// keeps it (and the churn of a window's worth of updates) well below
-    /// the largest float; the sum afresh too when it needs it, by
-    /// [`ShiftedSum`]'s own rule (so the mean stays `MovingAverage`'s).
+    /// M2 afresh; the sum too only when it overflowed, by [`ShiftedSum`]'s
+    /// own rule, so the mean stays `MovingAverage`'s bit for bit.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
-        if self.sum.needs_rebuild() || self.sum.drifted() {
+        if self.sum.needs_rebuild() {
             self.sum.rebuild(&values);
         }
+        self.m2_afresh(values);
+    }
+
+    /// The sum afresh too, as `MovingAverage` takes it at the same push
+    /// (the sums are the same, so both find them drifted together).
+    fn resum<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
+        self.sum.rebuild(&values);
+        self.m2_afresh(values);
+    }
+
+    #[inline]
+    fn sum(&self) -> &ShiftedSum<F> {
+        &self.sum
+    }
+}
+
+impl<F: Float> ShiftedMoments<F> {
+    /// M2 by a two-pass about the sum's mean, with `dev_scale` 1 if that
+    /// fits and otherwise the power of two that keeps it (and the churn of
+    /// a window's worth of updates) well below the largest float.
+    fn m2_afresh<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         self.count_changed();
         let (sum, values) = (&self.sum, &values);
         let offset = sum.offset();
@@ -588,11 +611,6 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.dev_scale = k;
         self.m2 = m2;
         self.churn = m2;
-    }
-
-    #[inline]
-    fn sum(&self) -> &ShiftedSum<F> {
-        &self.sum
     }
 }
 
@@ -812,7 +830,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 self.watch = true;
             }
         }
-        if self.total.needs_rebuild() || (watched && self.total.drifted()) {
+        if watched && self.total.drifted() {
+            let ring = &self.ring;
+            self.total.resum(|| ring.iter().filter(|x| x.is_finite()));
+        } else if self.total.needs_rebuild() {
             self.rebuild();
         }
     }

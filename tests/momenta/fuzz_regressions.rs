@@ -148,3 +148,41 @@ fn ops_window_moving_variance_keeps_the_moving_average_mean_when_squares_overflo
     let var = mv.population_variance().unwrap();
     assert!((var - want).abs() <= 4.0 * f64::EPSILON * want, "{var}");
 }
+
+/// ops_window, after the fix above: a huge value that was not the shift
+/// left `MovingAverage` an ulp away from `MovingVariance` once it had gone,
+/// because `MovingVariance`'s rebuild for M2 (a cancellation) also took its
+/// sum afresh. Now only a check both windows make on the same sums takes
+/// the sum afresh. Input: `{ window: 5, ops: [61, −6.5203546019922545e44,
+/// 65, 65, 65, 43, 2359295.992195279] }`.
+#[test]
+fn ops_window_a_huge_value_that_was_not_the_shift_keeps_the_means_equal() {
+    use momenta::{MovingAverage, MovingVariance};
+    let xs = [
+        61.0,
+        -6.520_354_601_992_254_5e44,
+        65.0,
+        65.0,
+        65.0,
+        43.0,
+        2_359_295.992_195_279,
+    ];
+    let mut ma = MovingAverage::<f64>::new(5).unwrap();
+    let mut mv = MovingVariance::<f64>::new(5).unwrap();
+    for x in xs {
+        ma.push(x);
+        mv.push(x);
+        assert_eq!(
+            ma.mean().map(f64::to_bits),
+            mv.mean().map(f64::to_bits),
+            "after {x:e}"
+        );
+    }
+    // (65·3 + 43 + 2359295.992195279)/5, to an ulp or so.
+    let want = (65.0 * 3.0 + 43.0 + 2_359_295.992_195_279) / 5.0;
+    let got = ma.mean().unwrap();
+    assert!(
+        (got - want).abs() <= 2.0 * f64::EPSILON * want,
+        "{got} vs {want}"
+    );
+}
