@@ -41,14 +41,25 @@ pub(super) fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// in flight, and without help the loops reach only about 0.8 of a plain
 /// sum's bandwidth. Software prefetches retire at once and keep enough
 /// cache lines in flight: with them the kernels run at the sum's speed.
-/// (Measured on a 2-core Xeon VM with AVX-512, see the README: 2 KiB is
-/// within a few per cent of the best distance from DRAM with and without
-/// huge pages; 4 KiB costs about 20 % with huge pages. The lanes loop,
-/// which reads four rows side by side, looks twice as far ahead; see
-/// `rows_body`.) On AMD EPYC the hardware prefetcher keeps up alone and
-/// the hints cost bandwidth instead, so they are off there (see
+/// Measured on a 2-core Xeon VM with AVX-512 (see the README), in the
+/// roofline harness against a 16-accumulator AVX2 sum, 256 MiB:
+///
+/// | distance | pages | `f64` / `f32` slices | NCHW | NHWC 64 channels |
+/// |---|---|---|---|---|
+/// | 2 KiB | 4 KiB | 1.03–1.07 / 0.84–0.89 | 0.83–0.86 | 1.19–1.21 |
+/// | 4 KiB | 4 KiB | 1.07–1.08 / 0.93–0.95 | 0.93–0.95 | 1.28–1.29 |
+/// | 2 KiB | huge | 1.30 / 1.27 | 1.23 | 1.33 |
+/// | 4 KiB | huge | 1.18 / 1.30 | 1.25 | 1.38 |
+///
+/// With transparent huge pages every distance runs faster than the sum; with ordinary pages (the default where THP is
+/// `madvise`) only 4 KiB keeps the `f32` and channels-first kernels at
+/// 0.9 or more. (An older measurement against a weaker sum had found 4 KiB
+/// 20 % slower with huge pages; here it costs at most a tenth there.) The
+/// lanes loop, which reads four rows side by side, looks twice as far
+/// ahead; see `rows_body`. On AMD EPYC the hardware prefetcher keeps up
+/// alone and the hints cost bandwidth instead, so they are off there (see
 /// `x86_64::PREFETCHING`).
-pub(super) const PREFETCH: usize = 2048;
+pub(super) const PREFETCH: usize = 4096;
 
 /// `xs` as whole arrays of `N` values, and the rest.
 #[inline(always)]
