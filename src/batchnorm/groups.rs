@@ -21,7 +21,7 @@ pub(super) fn check_groups(groups: usize, channels: usize) -> Result<(), Error> 
     if groups == 0 {
         return Err(Error::parameter("groups", 0.0, "at least 1"));
     }
-    if channels % groups != 0 {
+    if !channels.is_multiple_of(groups) {
         #[allow(
             clippy::cast_precision_loss,
             reason = "reported in the message; group counts are small"

@@ -216,7 +216,7 @@ impl<F: Float> InstanceNorm<F> {
         stats.check_usable()?;
         let channels = running.channels();
         let instances = stats.channels();
-        if channels == 0 || instances % channels != 0 {
+        if channels == 0 || !instances.is_multiple_of(channels) {
             return Err(Error::length("instance statistics", channels, instances));
         }
         let samples = instances / channels;

@@ -106,7 +106,7 @@ impl<F: Float> LayerNorm<F> {
 
     /// The rows of `xs`, as a layout of one block of `rows` channels.
     fn rows(&self, len: usize) -> Result<Layout, Error> {
-        if len % self.features != 0 {
+        if !len.is_multiple_of(self.features) {
             return Err(Error::parameter(
                 "data length",
                 len as f64,

@@ -741,19 +741,18 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         if finite
             && !(self.rebase_pending | self.watch)
             && self.since_refresh + 1 < self.ring.window()
+            && let Some(old) = self.ring.replace_oldest(x)
         {
-            if let Some(old) = self.ring.replace_oldest(x) {
-                if old.is_finite() {
-                    self.total.replace(old, x);
-                    self.fresh.add_fresh(x);
-                    self.since_refresh += 1;
-                    if self.total.needs_rebuild() {
-                        self.rebuild();
-                    }
-                    return;
+            if old.is_finite() {
+                self.total.replace(old, x);
+                self.fresh.add_fresh(x);
+                self.since_refresh += 1;
+                if self.total.needs_rebuild() {
+                    self.rebuild();
                 }
-                return self.after_replacing(old, x);
+                return;
             }
+            return self.after_replacing(old, x);
         }
         self.push_slow(x, finite);
     }

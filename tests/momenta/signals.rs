@@ -71,7 +71,7 @@ fn series_c() -> Vec<(f64, f64)> {
     (0..N)
         .map(|_| {
             let mut d = r.next_u64() % 1500;
-            if r.next_u64() % 211 == 0 {
+            if r.next_u64().is_multiple_of(211) {
                 d += 20_000;
             }
             t += d;
@@ -335,7 +335,7 @@ fn order_statistics_follow_a_naive_sort_on_hostile_data() {
             let k = r.next_u64();
             if i % 500 < 40 {
                 f64::NAN // a run of NaN
-            } else if k % 5 == 0 {
+            } else if k.is_multiple_of(5) {
                 specials[(k >> 8) as usize % specials.len()]
             } else {
                 ((k >> 40) % 7) as f64 - 3.0 // many ties

@@ -650,8 +650,8 @@ fn outliers_first_after_a_refresh_or_anywhere_cost_no_digits() {
             // 2·window, 3·window, … pushes), and about one value in
             // 3·window at random, with either sign.
             let after_refresh = i >= 2 * window && i % (7 * window) == 0;
-            if after_refresh || rng.next_u64() % (3 * window as u64) == 0 {
-                *k = if rng.next_u64() % 2 == 0 {
+            if after_refresh || rng.next_u64().is_multiple_of(3 * window as u64) {
+                *k = if rng.next_u64().is_multiple_of(2) {
                     OUTLIER
                 } else {
                     -OUTLIER / 3
