@@ -329,7 +329,7 @@ mod tests {
             .collect();
         let shift: alloc::vec::Vec<f64> = (0..61).map(|i| f64::from(i) * 0.37).collect();
         let run = |wide: bool| {
-            let available = x86_64::set_wide_rows(wide);
+            let available = x86_64::set_wide(wide);
             let (mut s, mut q) = ([0.0; 61], [0.0; 61]);
             shifted_rows(Path::Avx2Fma, &slab, 67, 3, &shift, &mut s, &mut q);
             (available, s, q)
@@ -347,6 +347,67 @@ mod tests {
         for (a, b) in s.iter().zip(&s2).chain(q.iter().zip(&q2)) {
             assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} {b}");
         }
+    }
+
+    #[test]
+    #[cfg(all(feature = "std", feature = "half", target_arch = "x86_64"))]
+    fn the_avx512_half_slices_are_the_avx2_ones_bit_for_bit() {
+        // Values of a few binades about shifts that no half-precision value
+        // equals, so that the deviations carry all 53 bits and their
+        // squares round (a multiply and an add in place of the multiply-add
+        // would show), with a subnormal, zeros of both signs and a length
+        // that leaves a tail.
+        if detect() != Path::Avx2Fma {
+            return;
+        }
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let values: alloc::vec::Vec<f32> = (0..4099)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let e = i32::try_from(x % 3).unwrap_or(0) - 1;
+                let v = 2f32.powi(e) * (1.0 + (x >> 40) as f32 / 16_777_216.0);
+                match i % 97 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    2 => 3.0e-7,
+                    _ if x.is_multiple_of(3) => -v,
+                    _ => v,
+                }
+            })
+            .collect();
+        let h: alloc::vec::Vec<half::f16> =
+            values.iter().map(|&v| half::f16::from_f32(v)).collect();
+        let b: alloc::vec::Vec<half::bf16> =
+            values.iter().map(|&v| half::bf16::from_f32(v)).collect();
+        let run = |wide: bool| {
+            let available = x86_64::set_wide(wide);
+            let sums = [
+                shifted_sums(Path::Avx2Fma, &h, 0.1),
+                shifted_sums(Path::Avx2Fma, &b, -0.3),
+            ];
+            (available, sums)
+        };
+        let (_, narrow) = run(false);
+        let (available, wide) = run(true);
+        x86_64::choose_tuning();
+        if available {
+            for ((s2, q2), (s5, q5)) in narrow.iter().zip(&wide) {
+                assert_eq!((s2.to_bits(), q2.to_bits()), (s5.to_bits(), q5.to_bits()));
+            }
+        }
+        // Against a naive sum of the widened values, to the size of its
+        // own rounding (n·ε of the sum of magnitudes).
+        let hw: alloc::vec::Vec<f64> = h.iter().map(|v| v.to_f64() - 0.1).collect();
+        let (s, q) = (
+            hw.iter().sum::<f64>(),
+            hw.iter().map(|d| d * d).sum::<f64>(),
+        );
+        let size = hw.iter().map(|d| d.abs()).sum::<f64>();
+        let (s2, q2) = narrow[0];
+        assert!((s - s2).abs() <= 1e-12 * size, "{s} {s2}");
+        assert!((q - q2).abs() <= 1e-12 * q, "{q} {q2}");
     }
 
     #[test]

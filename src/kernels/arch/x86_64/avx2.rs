@@ -216,15 +216,27 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
         #[cfg(feature = "half")]
         Elements::F16(xs) => {
             let (chunks, tail) = array_chunks::<half::f16, LANES>(xs);
-            // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            let sums = unsafe { sums_chunks(chunks, k) };
+            let sums = if super::wide() {
+                // SAFETY: `wide` is only on after the CPU was found to
+                // have AVX-512F; the caller guarantees AVX2, FMA and F16C.
+                unsafe { super::avx512::sums_chunks(chunks, k) }
+            } else {
+                // SAFETY: the caller guarantees AVX2, FMA and F16C.
+                unsafe { sums_chunks(chunks, k) }
+            };
             (sums, tail.len())
         }
         #[cfg(feature = "half")]
         Elements::Bf16(xs) => {
             let (chunks, tail) = array_chunks::<half::bf16, LANES>(xs);
-            // SAFETY: the caller guarantees AVX2 and FMA.
-            let sums = unsafe { sums_chunks(chunks, k) };
+            let sums = if super::wide() {
+                // SAFETY: `wide` is only on after the CPU was found to
+                // have AVX-512F; the caller guarantees AVX2 and FMA.
+                unsafe { super::avx512::sums_chunks(chunks, k) }
+            } else {
+                // SAFETY: the caller guarantees AVX2 and FMA.
+                unsafe { sums_chunks(chunks, k) }
+            };
             (sums, tail.len())
         }
     };
@@ -254,7 +266,7 @@ pub(in crate::kernels::arch) unsafe fn runs<S: Element>(
 
 /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
 /// element-wise loop well on its own), or for AVX-512 where
-/// [`wide_rows`](super::wide_rows) says so.
+/// [`wide`](super::wide) says so.
 ///
 /// # Safety
 ///
@@ -268,8 +280,8 @@ pub(in crate::kernels::arch) unsafe fn rows<S: Element>(
     s: &mut [f64],
     q: &mut [f64],
 ) {
-    if super::wide_rows() {
-        // SAFETY: `wide_rows` is only on after the CPU was found to have
+    if super::wide() {
+        // SAFETY: `wide` is only on after the CPU was found to have
         // AVX-512F and AVX-512VL; the caller guarantees the rest.
         unsafe { rows_avx512(slab, stride, start, shift, s, q) };
     } else {
@@ -385,7 +397,10 @@ unsafe fn rows_f16(
 #[inline(always)]
 unsafe fn widen_f16(src: &[half::f16], dst: &mut [f32]) {
     let (halves, tail) = array_chunks::<half::f16, 8>(src);
-    for (h, f) in halves.zip(dst.chunks_exact_mut(8)) {
+    for (i, (h, f)) in halves.zip(dst.chunks_exact_mut(8)).enumerate() {
+        if i % 4 == 0 {
+            prefetch(h.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        }
         #[allow(
             unused_unsafe,
             clippy::cast_ptr_alignment,
@@ -776,7 +791,7 @@ pub(in crate::kernels::arch) unsafe fn extremes<S: Float>(xs: &[S]) -> (f64, f64
 }
 
 /// `grad_rows_body` compiled for AVX2 and FMA, or for AVX-512 where
-/// [`wide_rows`](super::wide_rows) says so (the same bits).
+/// [`wide`](super::wide) says so (the same bits).
 ///
 /// # Safety
 ///
@@ -792,8 +807,8 @@ pub(in crate::kernels::arch) unsafe fn grad_rows<S: Element>(
     sum_dy: &mut [f64],
     sum_dyx: &mut [f64],
 ) {
-    if super::wide_rows() {
-        // SAFETY: `wide_rows` is only on after the CPU was found to have
+    if super::wide() {
+        // SAFETY: `wide` is only on after the CPU was found to have
         // AVX-512F and AVX-512VL; the caller guarantees the rest.
         unsafe { grad_rows_avx512(xs, dys, stride, start, centre, sum_dy, sum_dyx) };
     } else {

@@ -4,6 +4,8 @@
 
 #[cfg(feature = "std")]
 pub(super) mod avx2;
+#[cfg(all(feature = "std", feature = "half"))]
+mod avx512;
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
@@ -21,29 +23,34 @@ use core::sync::atomic::{AtomicBool, Ordering};
 /// without `std`) on.
 static PREFETCHING: AtomicBool = AtomicBool::new(true);
 
-/// Whether the lanes loop runs its AVX-512 build.
+/// Whether the AVX-512 builds run: the lanes loop (per-channel
+/// statistics of channels-last data, and their gradient sums) and the
+/// slice loop for half-precision data.
 ///
 /// The compiler vectorises the lanes loop's element-wise body; given
 /// 512-bit registers it issues half the instructions. On AMD EPYC (Zen 4,
 /// whose AVX-512 units are 256 bits wide) that took NHWC statistics with
 /// 64 channels from 0.77 to 0.93 of a plain sum from memory, with 3
-/// channels from 0.77 to 0.85 and with 512 from 0.70 to 0.76. On the Intel
-/// Xeon the AVX2 loop already ran at 0.88–1.07 of the sum, and 512-bit
-/// code can lower the clock of older Xeons, so it stays off there. On when
-/// the CPU has AVX-512F and AVX-512VL and is an AMD one;
-/// `MOMENTA_AVX512=0` or `=1` in the environment overrides (the features
-/// are still required).
+/// channels from 0.77 to 0.85 and with 512 from 0.70 to 0.76. Half-precision
+/// slices convert every value twice (`f16` to `f32` to `f64`) before the
+/// arithmetic; on the Intel Xeon with AVX512-FP16 the 512-bit slice loop
+/// took them from 0.76–0.78 to 0.86–0.88 of a plain F16C sum, while its
+/// lanes loop ran at the same speed in either build. Older Xeons lower
+/// their clock for 512-bit arithmetic, so on Intel the builds run only
+/// from the generation with AVX512-FP16 (Sapphire Rapids) on, where that
+/// cost is small. `MOMENTA_AVX512=0` or `=1` in the environment overrides
+/// (AVX-512F and AVX-512VL are still required).
 #[cfg(feature = "std")]
-static WIDE_ROWS: AtomicBool = AtomicBool::new(false);
+static WIDE: AtomicBool = AtomicBool::new(false);
 
-/// Whether the lanes loop runs its AVX-512 build (see [`WIDE_ROWS`]).
+/// Whether the AVX-512 builds run (see [`WIDE`]).
 #[cfg(feature = "std")]
 #[inline]
-pub(super) fn wide_rows() -> bool {
-    WIDE_ROWS.load(Ordering::Relaxed)
+pub(super) fn wide() -> bool {
+    WIDE.load(Ordering::Relaxed)
 }
 
-/// Decides [`PREFETCHING`] and [`WIDE_ROWS`] for this CPU and environment.
+/// Decides [`PREFETCHING`] and [`WIDE`] for this CPU and environment.
 #[cfg(feature = "std")]
 pub(super) fn choose_tuning() {
     let amd = matches!(&vendor(), b"AuthenticAMD" | b"HygonGenuine");
@@ -55,8 +62,9 @@ pub(super) fn choose_tuning() {
     PREFETCHING.store(flag("MOMENTA_PREFETCH").unwrap_or(!amd), Ordering::Relaxed);
     let avx512 =
         std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-    let wide = avx512 && flag("MOMENTA_AVX512").unwrap_or(amd);
-    WIDE_ROWS.store(wide, Ordering::Relaxed);
+    let recent = amd || std::is_x86_feature_detected!("avx512fp16");
+    let wide = avx512 && flag("MOMENTA_AVX512").unwrap_or(recent);
+    WIDE.store(wide, Ordering::Relaxed);
 }
 
 /// The CPU's vendor string, from `cpuid` leaf 0.
@@ -89,12 +97,12 @@ pub(in crate::kernels::arch) fn prefetch<T>(p: *const T) {
     }
 }
 
-/// Switches the lanes loop's AVX-512 build on or off, for the tests that
-/// compare it with the AVX2 one; returns whether it could be on.
+/// Switches the AVX-512 builds on or off, for the tests that compare them
+/// with the AVX2 ones; returns whether they could be on.
 #[cfg(all(test, feature = "std"))]
-pub(in crate::kernels::arch) fn set_wide_rows(on: bool) -> bool {
+pub(in crate::kernels::arch) fn set_wide(on: bool) -> bool {
     let avx512 =
         std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-    WIDE_ROWS.store(on && avx512, Ordering::Relaxed);
+    WIDE.store(on && avx512, Ordering::Relaxed);
     avx512
 }
