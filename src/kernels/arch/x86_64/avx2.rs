@@ -10,9 +10,10 @@
 //! Every kernel here is `unsafe`: the caller must have checked that the CPU
 //! has AVX2, FMA and F16C (`Path::Avx2Fma` is that proof; every CPU with
 //! AVX2 has F16C, which converts half precision). Intrinsic calls sit in
-//! `unsafe` blocks marked `allow(unused_unsafe)`, because they are safe
-//! inside `target_feature` functions only from Rust 1.87 and the crate's
-//! minimum is older.
+//! `unsafe` blocks marked `allow(unused_unsafe)`: inside `target_feature`
+//! functions the ones that only compute on registers are safe, the loads
+//! and stores are not, and one block with one `SAFETY` comment covers a
+//! loop of both.
 
 #![allow(
     clippy::inline_always,
