@@ -42,23 +42,22 @@ pub(super) fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// sum's bandwidth. Software prefetches retire at once and keep enough
 /// cache lines in flight: with them the kernels run at the sum's speed.
 /// Measured on a 2-core Xeon VM with AVX-512 (see the README), in the
-/// roofline harness against a 16-accumulator AVX2 sum, 256 MiB:
+/// roofline harness against a 16-accumulator AVX2 sum, 256 MiB, with
+/// ordinary pages (the default where transparent huge pages are
+/// `madvise`):
 ///
-/// | distance | pages | `f64` / `f32` slices | NCHW | NHWC 64 channels |
-/// |---|---|---|---|---|
-/// | 2 KiB | 4 KiB | 1.03–1.07 / 0.84–0.89 | 0.83–0.86 | 1.19–1.21 |
-/// | 4 KiB | 4 KiB | 1.07–1.08 / 0.93–0.95 | 0.93–0.95 | 1.28–1.29 |
-/// | 2 KiB | huge | 1.30 / 1.27 | 1.23 | 1.33 |
-/// | 4 KiB | huge | 1.18 / 1.30 | 1.25 | 1.38 |
+/// | distance, hint | `f64` / `f32` slices | min/max, skewness, kurtosis | NCHW |
+/// |---|---|---|---|
+/// | 2 KiB into L1 | 1.03–1.07 / 0.84–0.89 | 0.84–0.96 | 0.83–0.86 |
+/// | 4 KiB into L1 | 1.07–1.08 / 0.93–0.95 | 0.85–0.96 | 0.93–0.95 |
+/// | 4 KiB into L2 | 1.18 / 1.22–1.28 | 1.00–1.10 | 1.14–1.22 |
+/// | 8 KiB into L2 | 1.15–1.17 / 1.17–1.18 | 0.99–1.11 | 1.17–1.22 |
 ///
-/// With transparent huge pages every distance runs faster than the sum; with ordinary pages (the default where THP is
-/// `madvise`) only 4 KiB keeps the `f32` and channels-first kernels at
-/// 0.9 or more. (An older measurement against a weaker sum had found 4 KiB
-/// 20 % slower with huge pages; here it costs at most a tenth there.) The
-/// lanes loop, which reads four rows side by side, looks twice as far
-/// ahead; see `rows_body`. On AMD EPYC the hardware prefetcher keeps up
-/// alone and the hints cost bandwidth instead, so they are off there (see
-/// `x86_64::PREFETCHING`).
+/// (With huge pages every choice ran above the sum, 4 KiB into L2 at
+/// 1.11–1.38 on these rows.) The lanes loop, which reads four rows side by
+/// side, looks twice as far ahead; see `rows_body`. On AMD EPYC the
+/// hardware prefetcher keeps up alone and the hints cost bandwidth
+/// instead, so they are off there (see `x86_64::PREFETCHING`).
 pub(super) const PREFETCH: usize = 4096;
 
 /// `xs` as whole arrays of `N` values, and the rest.
