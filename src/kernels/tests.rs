@@ -366,6 +366,20 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
             channel_moments_on(path, s, &hw, 10, 7, 143),
             "{path:?}"
         );
+        // Channels last: the lanes loop, with a partial step of lanes
+        // (37 = 2·16 + 5) and leftover rows (270 = 4·67 + 2).
+        let (rows, channels) = (10_007 / 37, 37);
+        let len = rows * channels;
+        assert_eq!(
+            channel_moments_on(path, s, &h[..len], rows, channels, 1),
+            channel_moments_on(path, s, &hw[..len], rows, channels, 1),
+            "{path:?}"
+        );
+        assert_eq!(
+            channel_moments_on(path, s, &b[..len], rows, channels, 1),
+            channel_moments_on(path, s, &bw[..len], rows, channels, 1),
+            "{path:?}"
+        );
         // Short runs, many to a call.
         let (runs, run) = (10_007 / 31, 31);
         let len = runs * run;

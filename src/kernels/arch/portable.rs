@@ -143,7 +143,7 @@ pub(super) fn runs_body<S: Element, const FMA: bool>(
 
 /// Lanes per step of the lanes loop: one 64-byte cache line of `f32` (two
 /// of `f64`).
-const ROW_STEP: usize = 16;
+pub(super) const ROW_STEP: usize = 16;
 
 /// Per-lane accumulation across rows: for every row (a `stride`-long chunk
 /// of `slab`), `row[start..start + width]` is added lane by lane, shifted by
@@ -178,6 +178,24 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
     shift: &[f64],
     s: &mut [f64],
     q: &mut [f64],
+) {
+    rows_body_by::<S, FMA>(slab, stride, start, shift, s, q, quad_step::<S, FMA>);
+}
+
+/// [`rows_body`] with the step of four rows given: [`quad_step`], which
+/// widens each value as it goes, or one that widens a step's values by an
+/// instruction the portable code cannot name (F16C) and then takes
+/// [`quad_step`] of `f32`, the same arithmetic. The leftover rows widen
+/// value by value.
+#[inline(always)]
+pub(super) fn rows_body_by<S: Element, const FMA: bool>(
+    slab: &[S],
+    stride: usize,
+    start: usize,
+    shift: &[f64],
+    s: &mut [f64],
+    q: &mut [f64],
+    step: impl Fn([&[S]; 4], Range<usize>, f64, &[f64], &mut [f64], &mut [f64]),
 ) {
     let width = shift.len();
     if width == 0 || s.len() != width || q.len() != width {
@@ -224,9 +242,9 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
                     prefetch(next.wrapping_add(64 * l));
                 }
             }
-            quad_step::<S, FMA>(rows, j..j + ROW_STEP, one, shift, s, q);
+            step(rows, j..j + ROW_STEP, one, shift, s, q);
         }
-        quad_step::<S, FMA>(rows, full..width, one, shift, s, q);
+        step(rows, full..width, one, shift, s, q);
     }
     for i in 4 * quarter..rows {
         let Some(row) = row_at(i) else {
@@ -242,7 +260,7 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
 
 /// One step of [`rows_body`]: `lanes` of four rows.
 #[inline(always)]
-fn quad_step<S: Element, const FMA: bool>(
+pub(super) fn quad_step<S: Element, const FMA: bool>(
     rows: [&[S]; 4],
     lanes: Range<usize>,
     one: f64,
