@@ -363,6 +363,8 @@ unsafe fn rows_f16(
                 shift: &[f64],
                 s: &mut [f64],
                 q: &mut [f64]| {
+        // `rows_body_by` takes at most `ROW_STEP` lanes a step.
+        debug_assert!(lanes.len() <= ROW_STEP);
         let n = lanes.len().min(ROW_STEP);
         let mut buf = [[0.0_f32; ROW_STEP]; 4];
         for (row, dst) in rows.iter().zip(buf.iter_mut()) {
