@@ -411,6 +411,63 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "std", feature = "half", target_arch = "x86_64"))]
+    fn half_rows_are_the_rows_of_their_widening_in_every_shape() {
+        // The F16C step against the `f32` loop over the widened slab, bit
+        // for bit: every row count from none to past two quads, widths
+        // with and without a partial step, an offset into longer rows, and
+        // both builds of the lanes loop.
+        if detect() != Path::Avx2Fma {
+            return;
+        }
+        let mut x = 0x5851_f42d_4c95_7f2d_u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            half::f16::from_f32(((x >> 40) as f32 / 16_777_216.0 - 0.3) * 5.0)
+        };
+        for wide in [false, true] {
+            x86_64::set_wide(wide);
+            for width in [1, 5, 16, 17, 37, 64] {
+                for (start, pad) in [(0, 0), (3, 2)] {
+                    let stride = start + width + pad;
+                    for rows in [0, 1, 3, 4, 5, 8, 11, 33] {
+                        let slab: alloc::vec::Vec<half::f16> =
+                            (0..rows * stride).map(|_| next()).collect();
+                        let wide_slab: alloc::vec::Vec<f32> =
+                            slab.iter().map(|h| h.to_f32()).collect();
+                        let shift: alloc::vec::Vec<f64> =
+                            (0..width).map(|i| 0.1 * f64::from(i as u32)).collect();
+                        let run = |f: &dyn Fn(&mut [f64], &mut [f64])| {
+                            let (mut s, mut q) = (alloc::vec![0.0; width], alloc::vec![0.0; width]);
+                            f(&mut s, &mut q);
+                            (s, q)
+                        };
+                        let got = run(&|s, q| {
+                            shifted_rows(Path::Avx2Fma, &slab, stride, start, &shift, s, q);
+                        });
+                        let want = run(&|s, q| {
+                            shifted_rows(Path::Avx2Fma, &wide_slab, stride, start, &shift, s, q);
+                        });
+                        let bits = |v: &[f64]| {
+                            v.iter()
+                                .map(|x| x.to_bits())
+                                .collect::<alloc::vec::Vec<_>>()
+                        };
+                        assert_eq!(
+                            (bits(&got.0), bits(&got.1)),
+                            (bits(&want.0), bits(&want.1)),
+                            "width {width}, start {start}, rows {rows}, wide {wide}"
+                        );
+                    }
+                }
+            }
+        }
+        x86_64::choose_tuning();
+    }
+
+    #[test]
     fn rows_accumulate_lane_by_lane() {
         // 3 rows of stride 5; lanes 1..4.
         let slab: alloc::vec::Vec<f32> = (0..15).map(|i| i as f32).collect();
