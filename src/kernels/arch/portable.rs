@@ -179,23 +179,59 @@ pub(super) fn rows_body<S: Element, const FMA: bool>(
     s: &mut [f64],
     q: &mut [f64],
 ) {
-    rows_body_by::<S, FMA>(slab, stride, start, shift, s, q, quad_step::<S, FMA>);
+    rows_body_by::<S, FMA, Widening<FMA>>(slab, stride, start, shift, s, q);
 }
 
-/// [`rows_body`] with the step of four rows given: [`quad_step`], which
+/// How the lanes loop takes one step of four rows: `lanes` (at most
+/// [`ROW_STEP`] of them), given `1` hidden from the optimiser and the
+/// shifts and accumulators of the whole width.
+///
+/// A trait rather than a closure: the step must inline into the
+/// `#[target_feature]` kernel that runs the loop, and a closure (or a
+/// function passed as a value) was compiled on its own, without the
+/// kernel's instruction sets, and called once a step.
+pub(super) trait RowStep<S> {
+    /// One step.
+    fn step(
+        rows: [&[S]; 4],
+        lanes: Range<usize>,
+        one: f64,
+        shift: &[f64],
+        s: &mut [f64],
+        q: &mut [f64],
+    );
+}
+
+/// The portable step, [`quad_step`]: each value widened as it goes.
+pub(super) struct Widening<const FMA: bool>;
+
+impl<S: Element, const FMA: bool> RowStep<S> for Widening<FMA> {
+    #[inline(always)]
+    fn step(
+        rows: [&[S]; 4],
+        lanes: Range<usize>,
+        one: f64,
+        shift: &[f64],
+        s: &mut [f64],
+        q: &mut [f64],
+    ) {
+        quad_step::<S, FMA>(rows, lanes, one, shift, s, q);
+    }
+}
+
+/// [`rows_body`] with the step of four rows given: [`Widening`], which
 /// widens each value as it goes, or one that widens a step's values by an
 /// instruction the portable code cannot name (F16C) and then takes
 /// [`quad_step`] of `f32`, the same arithmetic. The leftover rows widen
 /// value by value.
 #[inline(always)]
-pub(super) fn rows_body_by<S: Element, const FMA: bool>(
+pub(super) fn rows_body_by<S: Element, const FMA: bool, St: RowStep<S>>(
     slab: &[S],
     stride: usize,
     start: usize,
     shift: &[f64],
     s: &mut [f64],
     q: &mut [f64],
-    step: impl Fn([&[S]; 4], Range<usize>, f64, &[f64], &mut [f64], &mut [f64]),
 ) {
     let width = shift.len();
     if width == 0 || s.len() != width || q.len() != width {
@@ -242,9 +278,9 @@ pub(super) fn rows_body_by<S: Element, const FMA: bool>(
                     prefetch(next.wrapping_add(64 * l));
                 }
             }
-            step(rows, j..j + ROW_STEP, one, shift, s, q);
+            St::step(rows, j..j + ROW_STEP, one, shift, s, q);
         }
-        step(rows, full..width, one, shift, s, q);
+        St::step(rows, full..width, one, shift, s, q);
     }
     for i in 4 * quarter..rows {
         let Some(row) = row_at(i) else {
