@@ -463,6 +463,24 @@ fn main() {
             || BatchStats::<f32>::compute(&xs, layout),
             || sum_f16(&xs),
         );
+        // The backward pass's reductions on half-precision tensors: two of
+        // 64 MiB against the sum of both.
+        let (x16, dy16) = xs.split_at(1 << 25);
+        let dy16 = &dy16[..1 << 25];
+        for (name, layout) in [
+            ("NCHW 32×64×128×128", Layout::nchw(32, 64, 128, 128)),
+            ("NHWC 32×128×128×64", Layout::nhwc(32, 128, 128, 64)),
+        ] {
+            let layout = layout.expect("fits");
+            let stats = BatchStats::<f32>::compute(x16, layout).expect("valid");
+            row(
+                reps,
+                &format!("`GradSums::compute`, {name}, f16"),
+                "f16 sum",
+                || GradSums::compute(x16, dy16, layout, &stats),
+                || sum_f16(x16) + sum_f16(dy16),
+            );
+        }
         let d = 64;
         let xs = &xs[..d * d * d * d];
         for (name, layout) in [

@@ -394,4 +394,19 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
             "{path:?}"
         );
     }
+    // The backward pass's sums: runs of 1663 (the pair kernel), of 142
+    // and of 1 (the lanes loop).
+    let dy: Vec<f64> = (0..10_007).map(|_| rng.signed_unit()).collect();
+    let dh: Vec<half::f16> = dy.iter().map(|&x| half::f16::from_f64(x)).collect();
+    let dhw: Vec<f64> = dh.iter().map(|x| x.to_f64()).collect();
+    let centre: Vec<f64> = (0..37).map(|c| 3.0 + 0.01 * f64::from(c)).collect();
+    for (outer, channels, inner) in [(2, 3, 1663), (10, 7, 142), (270, 37, 1)] {
+        let len = outer * channels * inner;
+        let centre = &centre[..channels];
+        assert_eq!(
+            grad::channel_grad_sums(&h[..len], &dh[..len], outer, channels, inner, centre),
+            grad::channel_grad_sums(&hw[..len], &dhw[..len], outer, channels, inner, centre),
+            "{outer}×{channels}×{inner}"
+        );
+    }
 }

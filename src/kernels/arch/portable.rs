@@ -616,10 +616,104 @@ pub(super) fn extremes_body<S: Float, const N64: usize, const N32: usize>(xs: &[
 /// `stride`-long chunk of `xs` and of `dys`), lanes `start..start + width`
 /// add `dy` to `sum_dy` and `dy · (x − centre)` to `sum_dyx` (all three of
 /// length `width`). The rows go four at a time, the same row of each
-/// quarter of the slab, as in [`rows_body`]; leftover rows one at a time.
+/// quarter of the slab, as in [`rows_body`], in steps of [`ROW_STEP`]
+/// lanes; leftover rows one at a time.
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
 pub(super) fn grad_rows_body<S: Element, const FMA: bool>(
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    grad_rows_body_by::<S, FMA, Widening<FMA>>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+}
+
+/// How the backward lanes loop takes one step of four rows of `x` and of
+/// `dy`: `lanes` (at most [`ROW_STEP`] of them), given `1` hidden from the
+/// optimiser and the centres and accumulators of the whole width. A trait
+/// for the reason [`RowStep`] is one.
+pub(super) trait GradStep<S> {
+    /// One step.
+    fn step(
+        xs: [&[S]; 4],
+        dys: [&[S]; 4],
+        lanes: Range<usize>,
+        one: f64,
+        centre: &[f64],
+        sum_dy: &mut [f64],
+        sum_dyx: &mut [f64],
+    );
+}
+
+impl<S: Element, const FMA: bool> GradStep<S> for Widening<FMA> {
+    #[inline(always)]
+    fn step(
+        xs: [&[S]; 4],
+        dys: [&[S]; 4],
+        lanes: Range<usize>,
+        one: f64,
+        centre: &[f64],
+        sum_dy: &mut [f64],
+        sum_dyx: &mut [f64],
+    ) {
+        grad_quad_step::<S, FMA>(xs, dys, lanes, one, centre, sum_dy, sum_dyx);
+    }
+}
+
+/// One step of [`grad_rows_body`]: `lanes` of four rows of `x` and `dy`.
+#[inline(always)]
+pub(super) fn grad_quad_step<S: Element, const FMA: bool>(
+    xs: [&[S]; 4],
+    dys: [&[S]; 4],
+    lanes: Range<usize>,
+    one: f64,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    let fma = |a: f64, b: f64, c: f64| {
+        if FMA {
+            num_traits::Float::mul_add(a, b, c)
+        } else {
+            a * b + c
+        }
+    };
+    let ([x0, x1, x2, x3], [y0, y1, y2, y3]) = (
+        xs.map(|v| v.get(lanes.clone()).unwrap_or(&[])),
+        dys.map(|v| v.get(lanes.clone()).unwrap_or(&[])),
+    );
+    let (Some(centre), Some(sum_dy), Some(sum_dyx)) = (
+        centre.get(lanes.clone()),
+        sum_dy.get_mut(lanes.clone()),
+        sum_dyx.get_mut(lanes),
+    ) else {
+        return;
+    };
+    let xs4 = x0.iter().zip(x1).zip(x2.iter().zip(x3));
+    let ys4 = y0.iter().zip(y1).zip(y2.iter().zip(y3));
+    let acc = centre.iter().zip(sum_dy.iter_mut().zip(sum_dyx.iter_mut()));
+    for ((((x0, x1), (x2, x3)), ((y0, y1), (y2, y3))), (&k, (sdy, sdyx))) in xs4.zip(ys4).zip(acc) {
+        let (g0, g1, g2, g3) = (y0.widen(), y1.widen(), y2.widen(), y3.widen());
+        let (d0, d1, d2, d3) = (
+            x0.widen() - k,
+            x1.widen() - k,
+            x2.widen() - k,
+            x3.widen() - k,
+        );
+        *sdy = fma((g0 + g1) + (g2 + g3), one, *sdy);
+        let products = fma(g0, d0, fma(g1, d1, fma(g2, d2, g3 * d3)));
+        *sdyx = fma(products, one, *sdyx);
+    }
+}
+
+/// [`grad_rows_body`] with the step of four rows given (see [`GradStep`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
     xs: &[S],
     dys: &[S],
     stride: usize,
@@ -637,6 +731,7 @@ pub(super) fn grad_rows_body<S: Element, const FMA: bool>(
     }
     let rows = xs.len().min(dys.len()) / stride;
     let quarter = rows / 4;
+    let full = width - width % ROW_STEP;
     let row = |v, i| row_of(v, i, stride, start, width);
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
     let one = core::hint::black_box(1.0);
@@ -665,23 +760,11 @@ pub(super) fn grad_rows_body<S: Element, const FMA: bool>(
         ) else {
             return;
         };
-        let xs4 = x0.iter().zip(x1).zip(x2.iter().zip(x3));
-        let ys4 = y0.iter().zip(y1).zip(y2.iter().zip(y3));
-        let acc = centre.iter().zip(sum_dy.iter_mut().zip(sum_dyx.iter_mut()));
-        for ((((x0, x1), (x2, x3)), ((y0, y1), (y2, y3))), (&k, (sdy, sdyx))) in
-            xs4.zip(ys4).zip(acc)
-        {
-            let (g0, g1, g2, g3) = (y0.widen(), y1.widen(), y2.widen(), y3.widen());
-            let (d0, d1, d2, d3) = (
-                x0.widen() - k,
-                x1.widen() - k,
-                x2.widen() - k,
-                x3.widen() - k,
-            );
-            *sdy = fma((g0 + g1) + (g2 + g3), one, *sdy);
-            let products = fma(g0, d0, fma(g1, d1, fma(g2, d2, g3 * d3)));
-            *sdyx = fma(products, one, *sdyx);
+        let (x4, y4) = ([x0, x1, x2, x3], [y0, y1, y2, y3]);
+        for j in (0..full).step_by(ROW_STEP) {
+            St::step(x4, y4, j..j + ROW_STEP, one, centre, sum_dy, sum_dyx);
         }
+        St::step(x4, y4, full..width, one, centre, sum_dy, sum_dyx);
     }
     for i in 4 * quarter..rows {
         let (Some(x), Some(y)) = (row(xs, i), row(dys, i)) else {

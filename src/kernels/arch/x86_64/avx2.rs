@@ -25,8 +25,9 @@ use crate::float::Elements;
 #[cfg(feature = "half")]
 use crate::float::f16_bits_to_f32;
 use crate::kernels::arch::portable::{
-    PREFETCH, ROW_STEP, RowStep, array_chunks, finish_extremes, fold_lanes, grad_rows_body,
-    power_step, quad_step, rows_body, rows_body_by, runs_body, weighted_sums_body,
+    GradStep, PREFETCH, ROW_STEP, RowStep, array_chunks, finish_extremes, fold_lanes,
+    grad_quad_step, grad_rows_body, grad_rows_body_by, power_step, quad_step, rows_body,
+    rows_body_by, runs_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
@@ -360,15 +361,39 @@ unsafe fn rows_f16(
     rows_body_by::<half::f16, true, F16cStep>(slab, stride, start, shift, s, q);
 }
 
-/// One step of [`rows_f16`]: four rows' `lanes` widened by F16C into a
-/// buffer on the stack, then the `f32` step. It is reached only from
-/// [`rows_f16`], whose caller guarantees F16C, which the widening needs;
-/// `#[inline(always)]` puts it into that caller's `#[target_feature]`
-/// function. (As a closure it was compiled on its own, without AVX2, FMA
-/// or F16C, and channels-last `f16` statistics took fifteen times as
-/// long.)
+/// The steps of the lanes loops for `f16`: four rows' lanes widened by
+/// F16C into buffers on the stack, then the `f32` step. They are reached
+/// only from [`rows_f16`] and [`grad_rows_any`], whose callers guarantee
+/// F16C, which the widening needs; `#[inline(always)]` puts them into the
+/// callers' `#[target_feature]` functions. (As a closure the forward step
+/// was compiled on its own, without AVX2, FMA or F16C, and channels-last
+/// `f16` statistics took fifteen times as long.)
 #[cfg(feature = "half")]
 struct F16cStep;
+
+/// Four rows' `lanes` (at most [`ROW_STEP`]) widened by F16C into `buf`;
+/// the number of lanes.
+///
+/// Reached only from the steps of [`F16cStep`], inside kernels whose
+/// caller guarantees F16C.
+#[cfg(feature = "half")]
+#[inline(always)]
+fn widen_step(
+    rows: [&[half::f16]; 4],
+    lanes: &Range<usize>,
+    buf: &mut [[f32; ROW_STEP]; 4],
+) -> usize {
+    // The lanes loops take at most `ROW_STEP` lanes a step.
+    debug_assert!(lanes.len() <= ROW_STEP);
+    let n = lanes.len().min(ROW_STEP);
+    for (row, dst) in rows.iter().zip(buf.iter_mut()) {
+        let src = row.get(lanes.start..lanes.start + n).unwrap_or(&[]);
+        // SAFETY: only the steps of `F16cStep` call this, from kernels
+        // whose caller guarantees F16C.
+        unsafe { widen_f16(src, &mut dst[..src.len()]) };
+    }
+    n
+}
 
 #[cfg(feature = "half")]
 impl RowStep<half::f16> for F16cStep {
@@ -381,17 +406,8 @@ impl RowStep<half::f16> for F16cStep {
         s: &mut [f64],
         q: &mut [f64],
     ) {
-        // `rows_body_by` takes at most `ROW_STEP` lanes a step.
-        debug_assert!(lanes.len() <= ROW_STEP);
-        let n = lanes.len().min(ROW_STEP);
         let mut buf = [[0.0_f32; ROW_STEP]; 4];
-        for (row, dst) in rows.iter().zip(buf.iter_mut()) {
-            let src = row.get(lanes.start..lanes.start + n).unwrap_or(&[]);
-            // SAFETY: only `rows_f16` calls this, and its caller guarantees
-            // F16C.
-            unsafe { widen_f16(src, &mut dst[..src.len()]) };
-        }
-        let [b0, b1, b2, b3] = &buf;
+        let n = widen_step(rows, &lanes, &mut buf);
         let (Some(shift), Some(s), Some(q)) = (
             shift.get(lanes.start..lanes.start + n),
             s.get_mut(lanes.start..lanes.start + n),
@@ -399,14 +415,37 @@ impl RowStep<half::f16> for F16cStep {
         ) else {
             return;
         };
-        quad_step::<f32, true>(
-            [&b0[..n], &b1[..n], &b2[..n], &b3[..n]],
-            0..n,
-            one,
-            shift,
-            s,
-            q,
-        );
+        let [b0, b1, b2, b3] = &buf;
+        let rows = [&b0[..n], &b1[..n], &b2[..n], &b3[..n]];
+        quad_step::<f32, true>(rows, 0..n, one, shift, s, q);
+    }
+}
+
+#[cfg(feature = "half")]
+impl GradStep<half::f16> for F16cStep {
+    #[inline(always)]
+    fn step(
+        xs: [&[half::f16]; 4],
+        dys: [&[half::f16]; 4],
+        lanes: Range<usize>,
+        one: f64,
+        centre: &[f64],
+        sum_dy: &mut [f64],
+        sum_dyx: &mut [f64],
+    ) {
+        let (mut xb, mut yb) = ([[0.0_f32; ROW_STEP]; 4], [[0.0_f32; ROW_STEP]; 4]);
+        let n = widen_step(xs, &lanes, &mut xb).min(widen_step(dys, &lanes, &mut yb));
+        let (Some(centre), Some(sum_dy), Some(sum_dyx)) = (
+            centre.get(lanes.start..lanes.start + n),
+            sum_dy.get_mut(lanes.start..lanes.start + n),
+            sum_dyx.get_mut(lanes.start..lanes.start + n),
+        ) else {
+            return;
+        };
+        let ([x0, x1, x2, x3], [y0, y1, y2, y3]) = (&xb, &yb);
+        let xs = [&x0[..n], &x1[..n], &x2[..n], &x3[..n]];
+        let dys = [&y0[..n], &y1[..n], &y2[..n], &y3[..n]];
+        grad_quad_step::<f32, true>(xs, dys, 0..n, one, centre, sum_dy, sum_dyx);
     }
 }
 
@@ -517,7 +556,27 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
                 len - xt.len(),
             )
         }
-        // One element type for both slices: `S` is either.
+        #[cfg(feature = "half")]
+        (Elements::F16(xs), Elements::F16(ys)) => {
+            let (xc, xt) = array_chunks::<half::f16, LANES>(xs);
+            let (yc, _) = array_chunks::<half::f16, LANES>(ys);
+            // SAFETY: the caller guarantees AVX2, FMA and F16C.
+            (
+                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
+                len - xt.len(),
+            )
+        }
+        #[cfg(feature = "half")]
+        (Elements::Bf16(xs), Elements::Bf16(ys)) => {
+            let (xc, xt) = array_chunks::<half::bf16, LANES>(xs);
+            let (yc, _) = array_chunks::<half::bf16, LANES>(ys);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            (
+                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
+                len - xt.len(),
+            )
+        }
+        // One element type for both slices: `S` is any one of them.
         _ => ([[0.0; 8]; 5], 0),
     };
     let tail = xs[done..].iter().zip(&ys[done..]);
@@ -832,8 +891,37 @@ pub(in crate::kernels::arch) unsafe fn grad_rows<S: Element>(
         // AVX-512F and AVX-512VL; the caller guarantees the rest.
         unsafe { grad_rows_avx512(xs, dys, stride, start, centre, sum_dy, sum_dyx) };
     } else {
-        grad_rows_body::<S, true>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+        // SAFETY: the caller guarantees AVX2, FMA and F16C.
+        unsafe { grad_rows_any(xs, dys, stride, start, centre, sum_dy, sum_dyx) };
     }
+}
+
+/// The body of [`grad_rows`] and [`grad_rows_avx512`], compiled into each:
+/// `f16` rows widen each step by F16C ([`F16cStep`]), every other type
+/// value by value.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "the loop's slices and geometry")]
+unsafe fn grad_rows_any<S: Element>(
+    xs: &[S],
+    dys: &[S],
+    stride: usize,
+    start: usize,
+    centre: &[f64],
+    sum_dy: &mut [f64],
+    sum_dyx: &mut [f64],
+) {
+    #[cfg(feature = "half")]
+    if let (Elements::F16(xs), Elements::F16(dys)) = (S::elements(xs), S::elements(dys)) {
+        grad_rows_body_by::<half::f16, true, F16cStep>(
+            xs, dys, stride, start, centre, sum_dy, sum_dyx,
+        );
+        return;
+    }
+    grad_rows_body::<S, true>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
 }
 
 /// [`grad_rows`] compiled with AVX-512 as well.
@@ -852,5 +940,6 @@ unsafe fn grad_rows_avx512<S: Element>(
     sum_dy: &mut [f64],
     sum_dyx: &mut [f64],
 ) {
-    grad_rows_body::<S, true>(xs, dys, stride, start, centre, sum_dy, sum_dyx);
+    // SAFETY: the caller guarantees the features.
+    unsafe { grad_rows_any(xs, dys, stride, start, centre, sum_dy, sum_dyx) };
 }
