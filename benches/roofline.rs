@@ -467,6 +467,13 @@ fn main() {
         // 64 MiB against the sum of both.
         let (x16, dy16) = xs.split_at(1 << 25);
         let dy16 = &dy16[..1 << 25];
+        row(
+            reps,
+            "`WeightedVariance::from_slices`, f16, 2 × 64 MiB",
+            "f16 sum",
+            || WeightedVariance::<f64>::from_slices(x16, dy16),
+            || sum_f16(x16) + sum_f16(dy16),
+        );
         for (name, layout) in [
             ("NCHW 32×64×128×128", Layout::nchw(32, 64, 128, 128)),
             ("NHWC 32×128×128×64", Layout::nhwc(32, 128, 128, 64)),

@@ -394,6 +394,24 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
             "{path:?}"
         );
     }
+    // Weighted sums, the weights in the same type.
+    let ws: Vec<f64> = (0..10_007).map(|_| rng.unit()).collect();
+    let wh: Vec<half::f16> = ws.iter().map(|&w| half::f16::from_f64(w)).collect();
+    let whw: Vec<f64> = wh.iter().map(|w| w.to_f64()).collect();
+    let wb: Vec<half::bf16> = ws.iter().map(|&w| half::bf16::from_f64(w)).collect();
+    let wbw: Vec<f64> = wb.iter().map(|w| w.to_f64()).collect();
+    for path in paths() {
+        assert_eq!(
+            arch::shifted_weighted_sums(path, &h, &wh, 2.9),
+            arch::shifted_weighted_sums(path, &hw, &whw, 2.9),
+            "{path:?}"
+        );
+        assert_eq!(
+            arch::shifted_weighted_sums(path, &b, &wb, 2.9),
+            arch::shifted_weighted_sums(path, &bw, &wbw, 2.9),
+            "{path:?}"
+        );
+    }
     // The backward pass's sums: runs of 1663 (the pair kernel), of 142
     // and of 1 (the lanes loop).
     let dy: Vec<f64> = (0..10_007).map(|_| rng.signed_unit()).collect();

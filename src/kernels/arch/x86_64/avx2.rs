@@ -653,8 +653,7 @@ unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
 
 /// `[Σw, Σw·d, Σw·d², Σw², positive weights, NaN or negative weights]`
 /// with `d = x − k`, as `portable::weighted_sums_body` (which this is for
-/// half precision, and for the tail); the count of bad weights is 0 or
-/// more than 0, not exact.
+/// the tail); the count of bad weights is 0 or more than 0, not exact.
 ///
 /// # Safety
 ///
@@ -682,7 +681,23 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
             let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
             (l, p, b, len - xt.len())
         }
-        // One element type for both slices: `S` is either.
+        #[cfg(feature = "half")]
+        (Elements::F16(xs), Elements::F16(ws)) => {
+            let (xc, xt) = array_chunks::<half::f16, LANES>(xs);
+            let (wc, _) = array_chunks::<half::f16, LANES>(ws);
+            // SAFETY: the caller guarantees AVX2, FMA and F16C.
+            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
+            (l, p, b, len - xt.len())
+        }
+        #[cfg(feature = "half")]
+        (Elements::Bf16(xs), Elements::Bf16(ws)) => {
+            let (xc, xt) = array_chunks::<half::bf16, LANES>(xs);
+            let (wc, _) = array_chunks::<half::bf16, LANES>(ws);
+            // SAFETY: the caller guarantees AVX2 and FMA.
+            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
+            (l, p, b, len - xt.len())
+        }
+        // One element type for both slices: `S` is any one of them.
         _ => return weighted_sums_body::<S, true>(xs, ws, k),
     };
     let [tw, tsd, tsdd, tww, tpos, tbad] =
