@@ -488,6 +488,15 @@ fn main() {
                 || sum_f16(x16) + sum_f16(dy16),
             );
         }
+        // Many short runs: a layer norm's rows of 128 features.
+        let ln = LayerNorm::<f32>::new(128).expect("valid");
+        row(
+            reps,
+            "`LayerNorm::statistics`, 128 features, f16, 64 MiB",
+            "f16 sum",
+            || ln.statistics(x16),
+            || sum_f16(x16),
+        );
         let d = 64;
         let xs = &xs[..d * d * d * d];
         for (name, layout) in [

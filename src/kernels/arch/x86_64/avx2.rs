@@ -254,6 +254,10 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
 }
 
 /// `runs_body` compiled for AVX2 and FMA: many short runs in one call.
+/// `f16` runs are widened by F16C first, a group of whole runs at a time
+/// ([`RUNS_F16`] values at most) into a buffer on the stack: each run's
+/// sums depend on its own values only, so they are those of the widened
+/// values, bit for bit.
 ///
 /// # Safety
 ///
@@ -265,8 +269,32 @@ pub(in crate::kernels::arch) unsafe fn runs<S: Element>(
     s: &mut [f64],
     q: &mut [f64],
 ) {
+    #[cfg(feature = "half")]
+    if let Elements::F16(xs) = S::elements(xs) {
+        if run == 0 || run > RUNS_F16 {
+            runs_body::<half::f16, true>(xs, run, s, q);
+            return;
+        }
+        let group = RUNS_F16 / run;
+        let mut buf = [0.0_f32; RUNS_F16];
+        let runs = xs
+            .chunks(group * run)
+            .zip(s.chunks_mut(group).zip(q.chunks_mut(group)));
+        for (xs, (s, q)) in runs {
+            let buf = &mut buf[..xs.len()];
+            // SAFETY: the caller guarantees F16C.
+            unsafe { widen_f16(xs, buf) };
+            runs_body::<f32, true>(buf, run, s, q);
+        }
+        return;
+    }
     runs_body::<S, true>(xs, run, s, q);
 }
+
+/// Values of `f16` runs [`runs`] widens at a time: 4 KiB of `f32`, whole
+/// runs of up to this length.
+#[cfg(feature = "half")]
+const RUNS_F16: usize = 1024;
 
 /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
 /// element-wise loop well on its own), or for AVX-512 where
