@@ -24,10 +24,13 @@ use super::prefetch;
 use crate::float::Elements;
 #[cfg(feature = "half")]
 use crate::float::f16_bits_to_f32;
+#[cfg(feature = "half")]
 use crate::kernels::arch::portable::{
-    GradStep, PREFETCH, ROW_STEP, RowStep, array_chunks, finish_extremes, fold_lanes,
-    grad_quad_step, grad_rows_body, grad_rows_body_by, power_step, quad_step, rows_body,
-    rows_body_by, runs_body, weighted_sums_body,
+    GradStep, ROW_STEP, RowStep, grad_quad_step, grad_rows_body_by, quad_step, rows_body_by,
+};
+use crate::kernels::arch::portable::{
+    PREFETCH, array_chunks, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
+    runs_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
