@@ -68,13 +68,14 @@ pub(crate) fn detect() -> Path {
     }
 }
 
-/// Asks for the cache line holding `p`: a hint that never faults, whatever
-/// the address; a no-op off x86-64.
+/// Asks for the cache line holding `p`, for a loop that reads one stream
+/// or, with `SEVERAL`, several side by side (see `x86_64::prefetch`): a
+/// hint that never faults, whatever the address; a no-op off x86-64.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
-pub(super) fn prefetch<T>(p: *const T) {
+pub(super) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    x86_64::prefetch(p);
+    x86_64::prefetch::<SEVERAL, T>(p);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }

@@ -56,11 +56,20 @@ pub(super) fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// | 8 KiB into L2 | 1.15–1.17 / 1.17–1.18 | 0.99–1.11 | 1.17–1.22 |
 ///
 /// (With huge pages every choice ran above the sum, 4 KiB into L2 at
-/// 1.11–1.38 on these rows.) The lanes loop, which reads four rows side by
-/// side, looks twice as far ahead; see `rows_body`. On AMD EPYC the
+/// 1.11–1.38 on these rows.) These are the one-stream loops; the loops
+/// that read several streams use [`PREFETCH_STREAMS`]. On AMD EPYC the
 /// hardware prefetcher keeps up alone and the hints cost bandwidth
 /// instead, so they are off there (see `x86_64::PREFETCHING`).
 pub(super) const PREFETCH: usize = 4096;
+
+/// Bytes ahead, per stream, that the loops reading several streams side
+/// by side ask for (into L1): pairs of slices, values and weights, and
+/// the lanes loop, which looks twice as far along its four rows. Against
+/// the intrinsic sum, on the Intel Xeon, 2 KiB into L1 ran those loops at
+/// 1.14–1.18 (`Covariance`), 1.14 (`WeightedVariance`), 1.13–1.17 (NHWC)
+/// and 1.05–1.11 (NHWC `f16`), against 0.96–1.09, 0.96–1.00, 1.07–1.16
+/// and 0.78–0.87 with 4 KiB into L2.
+pub(super) const PREFETCH_STREAMS: usize = 2048;
 
 /// `xs` as whole arrays of `N` values, and the rest.
 #[inline(always)]
@@ -85,7 +94,7 @@ pub(super) fn sums_body<S: Element, const FMA: bool>(xs: &[S], k: f64) -> (f64, 
     let mut q = [0.0_f64; PORTABLE_LANES];
     let (chunks, tail) = array_chunks::<S, PORTABLE_LANES>(xs);
     for chunk in chunks {
-        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<false, _>(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for ((x, s), q) in chunk.iter().zip(&mut s).zip(&mut q) {
             let d = x.widen() - k;
             *s += d;
@@ -165,7 +174,7 @@ pub(super) const ROW_STEP: usize = 16;
 /// 0.33; as four streams, 0.77 and 0.70.)
 ///
 /// Each step of [`ROW_STEP`] lanes prefetches, where prefetching is on,
-/// the lines that each stream will read `2 · PREFETCH` bytes of reading
+/// the lines that each stream will read `2 · PREFETCH_STREAMS` bytes of reading
 /// order later: one prefetch per line read, spread evenly. (On the Intel
 /// Xeon, with consecutive rows: a burst of prefetches at the start of each
 /// quad ran at 0.6 of a plain sum from memory on rows of 512 `f32`, and
@@ -243,7 +252,7 @@ pub(super) fn rows_body_by<S: Element, const FMA: bool, St: RowStep<S>>(
     let lines = (ROW_STEP * size).div_ceil(64);
     // Lanes ahead in the loop's reading order (4 values per lane), and
     // where that lands: `quads_ahead` quads on, at lane offset `lane_ahead`.
-    let ahead = 2 * PREFETCH / (4 * size);
+    let ahead = 2 * PREFETCH_STREAMS / (4 * size);
     let (quads_ahead, lane_ahead) = (ahead / width, ahead % width);
     let full = width - width % ROW_STEP;
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
@@ -277,7 +286,7 @@ pub(super) fn rows_body_by<S: Element, const FMA: bool, St: RowStep<S>>(
                     .wrapping_add(start + (r * quarter + i + ahead) * stride + lane)
                     .cast::<u8>();
                 for l in 0..lines {
-                    prefetch(next.wrapping_add(64 * l));
+                    prefetch::<true, _>(next.wrapping_add(64 * l));
                 }
             }
             St::step(rows, j..j + ROW_STEP, one, shift, s, q);
@@ -382,8 +391,8 @@ pub(super) fn pair_sums_body<S: Element, const FMA: bool>(
         }
     };
     for (x, y) in xc.zip(yc) {
-        prefetch(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
-        prefetch(y.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<true, _>(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH_STREAMS));
+        prefetch::<true, _>(y.as_ptr().cast::<u8>().wrapping_add(PREFETCH_STREAMS));
         step(x, y);
     }
     step(xt, yt);
@@ -428,8 +437,8 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
         }
     };
     for (x, w) in xc.zip(wc) {
-        prefetch(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
-        prefetch(w.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<true, _>(x.as_ptr().cast::<u8>().wrapping_add(PREFETCH_STREAMS));
+        prefetch::<true, _>(w.as_ptr().cast::<u8>().wrapping_add(PREFETCH_STREAMS));
         step(x, w);
     }
     step(xt, wt);
@@ -474,7 +483,7 @@ pub(super) fn power_sums_body<S: Element, const FMA: bool, const FOURTH: bool, c
     let mut acc = [[0.0_f64; N]; 4];
     let (chunks, tail) = array_chunks::<S, N>(xs);
     for chunk in chunks {
-        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<false, _>(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for (i, x) in chunk.iter().enumerate() {
             power_step::<FMA, FOURTH, N>(x.widen() - k, i, &mut acc);
         }
@@ -564,7 +573,7 @@ fn extremes_lanes<T: Extreme, const N: usize>(xs: &[T]) -> (f64, f64) {
     let mut hi = [T::NEG_INFINITY; N];
     let (chunks, tail) = array_chunks::<T, N>(xs);
     for chunk in chunks {
-        prefetch(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<false, _>(chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
         for ((&x, lo), hi) in chunk.iter().zip(&mut lo).zip(&mut hi) {
             *lo = lane_min(x, *lo);
             *hi = lane_max(x, *hi);

@@ -29,8 +29,8 @@ use crate::kernels::arch::portable::{
     GradStep, ROW_STEP, RowStep, grad_quad_step, grad_rows_body_by, quad_step, rows_body_by,
 };
 use crate::kernels::arch::portable::{
-    PREFETCH, array_chunks, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
-    runs_body, weighted_sums_body,
+    PREFETCH, PREFETCH_STREAMS, array_chunks, finish_extremes, fold_lanes, grad_rows_body,
+    power_step, rows_body, runs_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
@@ -49,14 +49,23 @@ use core::arch::x86_64::{
 #[cfg(feature = "half")]
 use core::ops::Range;
 
+/// Bytes ahead a loop asks for: [`PREFETCH`] over one stream,
+/// [`PREFETCH_STREAMS`] per stream over several (`SEVERAL`).
+#[inline(always)]
+const fn distance<const SEVERAL: bool>() -> usize {
+    if SEVERAL { PREFETCH_STREAMS } else { PREFETCH }
+}
+
 /// Independent accumulators per sum: four registers of four `f64`, so
 /// the adds of consecutive values do not wait on each other.
 const LANES: usize = 16;
 
 /// A chunk of `LANES` values that loads as four vectors of `f64`.
 trait Chunk {
-    /// Asks for the cache lines `PREFETCH` bytes ahead of this chunk.
-    fn prefetch(&self);
+    /// Asks for the cache lines ahead of this chunk: `PREFETCH` bytes into
+    /// L2 for a loop over one slice, `PREFETCH_STREAMS` into L1 for one
+    /// over two side by side (`SEVERAL`).
+    fn prefetch<const SEVERAL: bool>(&self);
 
     /// Lanes `4j..4j + 4`, widened to `f64`.
     ///
@@ -69,11 +78,14 @@ trait Chunk {
 
 impl Chunk for [f64; LANES] {
     #[inline(always)]
-    fn prefetch(&self) {
+    fn prefetch<const SEVERAL: bool>(&self) {
         // A chunk of f64 spans two cache lines.
-        let ahead = self.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
-        prefetch(ahead);
-        prefetch(ahead.wrapping_add(64));
+        let ahead = self
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(distance::<SEVERAL>());
+        prefetch::<SEVERAL, _>(ahead);
+        prefetch::<SEVERAL, _>(ahead.wrapping_add(64));
     }
 
     #[inline(always)]
@@ -88,9 +100,13 @@ impl Chunk for [f64; LANES] {
 
 impl Chunk for [f32; LANES] {
     #[inline(always)]
-    fn prefetch(&self) {
+    fn prefetch<const SEVERAL: bool>(&self) {
         // One cache line per chunk.
-        prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<SEVERAL, _>(
+            self.as_ptr()
+                .cast::<u8>()
+                .wrapping_add(distance::<SEVERAL>()),
+        );
     }
 
     #[inline(always)]
@@ -120,9 +136,13 @@ unsafe fn load_quad_u16<T>(chunk: &[T; LANES], j: usize) -> __m128i {
 #[cfg(feature = "half")]
 impl Chunk for [half::f16; LANES] {
     #[inline(always)]
-    fn prefetch(&self) {
+    fn prefetch<const SEVERAL: bool>(&self) {
         // Half a cache line per chunk: every other prefetch repeats one.
-        prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+        prefetch::<SEVERAL, _>(
+            self.as_ptr()
+                .cast::<u8>()
+                .wrapping_add(distance::<SEVERAL>()),
+        );
     }
 
     #[inline(always)]
@@ -136,8 +156,12 @@ impl Chunk for [half::f16; LANES] {
 #[cfg(feature = "half")]
 impl Chunk for [half::bf16; LANES] {
     #[inline(always)]
-    fn prefetch(&self) {
-        prefetch(self.as_ptr().cast::<u8>().wrapping_add(PREFETCH));
+    fn prefetch<const SEVERAL: bool>(&self) {
+        prefetch::<SEVERAL, _>(
+            self.as_ptr()
+                .cast::<u8>()
+                .wrapping_add(distance::<SEVERAL>()),
+        );
     }
 
     #[inline(always)]
@@ -189,7 +213,7 @@ unsafe fn sums_chunks<'a, C: Chunk + 'a>(
         let mut s = [_mm256_setzero_pd(); 4];
         let mut q = [_mm256_setzero_pd(); 4];
         for chunk in chunks {
-            chunk.prefetch();
+            chunk.prefetch::<false>();
             for (j, (s, q)) in s.iter_mut().zip(q.iter_mut()).enumerate() {
                 let d = _mm256_sub_pd(chunk.quad(j), kv);
                 *s = _mm256_fmadd_pd(d, one, *s);
@@ -532,8 +556,8 @@ unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
         let zero = _mm256_setzero_pd();
         let mut acc = [[zero; 2]; 5];
         for (x, y) in chunks {
-            x.prefetch();
-            y.prefetch();
+            x.prefetch::<true>();
+            y.prefetch::<true>();
             for j in 0..4 {
                 let dx = _mm256_sub_pd(x.quad(j), kxv);
                 let dy = _mm256_sub_pd(y.quad(j), kyv);
@@ -646,8 +670,8 @@ unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
         let mut positive = _mm256_setzero_si256();
         let mut bad = zero;
         for (x, w) in chunks {
-            x.prefetch();
-            w.prefetch();
+            x.prefetch::<true>();
+            w.prefetch::<true>();
             for j in 0..4 {
                 let h = j & 1;
                 let wv = w.quad(j);
@@ -764,7 +788,7 @@ unsafe fn power_chunks<'a, C: Chunk + 'a, const FOURTH: bool>(
         let kv = _mm256_set1_pd(k);
         let mut acc = [[_mm256_setzero_pd(); 2]; 4];
         for chunk in chunks {
-            chunk.prefetch();
+            chunk.prefetch::<false>();
             for j in 0..4 {
                 let r = j % 2;
                 let d = _mm256_sub_pd(chunk.quad(j), kv);
@@ -845,7 +869,7 @@ unsafe fn extremes_f64(xs: &[f64]) -> (f64, f64) {
         let mut lo = [_mm256_set1_pd(f64::INFINITY); 4];
         let mut hi = [_mm256_set1_pd(f64::NEG_INFINITY); 4];
         for chunk in chunks {
-            chunk.prefetch();
+            chunk.prefetch::<false>();
             for j in 0..4 {
                 let x: __m256d = _mm256_loadu_pd(chunk[4 * j..4 * j + 4].as_ptr());
                 lo[j] = _mm256_or_pd(_mm256_min_pd(x, lo[j]), _mm256_min_pd(lo[j], x));
@@ -879,8 +903,8 @@ unsafe fn extremes_f32(xs: &[f32]) -> (f64, f64) {
         let mut hi = [_mm256_set1_ps(f32::NEG_INFINITY); 4];
         for chunk in chunks {
             let ahead = chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
-            prefetch(ahead);
-            prefetch(ahead.wrapping_add(64));
+            prefetch::<false, _>(ahead);
+            prefetch::<false, _>(ahead.wrapping_add(64));
             for j in 0..4 {
                 let x: __m256 = _mm256_loadu_ps(chunk[8 * j..8 * j + 8].as_ptr());
                 lo[j] = _mm256_or_ps(_mm256_min_ps(x, lo[j]), _mm256_min_ps(lo[j], x));

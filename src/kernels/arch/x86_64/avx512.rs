@@ -94,7 +94,7 @@ pub(super) unsafe fn sums_chunks<'a, C: Chunk512 + 'a>(
                 .cast::<u8>()
                 .wrapping_add(PREFETCH);
             for line in (0..size).step_by(64) {
-                prefetch(ahead.wrapping_add(line));
+                prefetch::<false, _>(ahead.wrapping_add(line));
             }
             for (j, (s, q)) in sums.iter_mut().zip(squares.iter_mut()).enumerate() {
                 let d = _mm512_sub_pd(chunk.oct(j), kv);

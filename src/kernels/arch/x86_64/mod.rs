@@ -81,18 +81,22 @@ fn vendor() -> [u8; 12] {
     v
 }
 
-/// Asks for the cache line holding `p`, into the L2 cache (`prefetcht1`).
-/// A hint: it never faults, whatever the address.
+/// Asks for the cache line holding `p`: into the L2 cache (`prefetcht1`)
+/// for a loop that reads one stream, into L1 (`prefetcht0`) for one that
+/// reads several side by side (`SEVERAL`). A hint: it never faults,
+/// whatever the address.
 ///
-/// Into L2 rather than L1: on the Intel Xeon, requests into L1 a page
-/// ahead held the L1's few fill buffers and capped the lines in flight.
-/// Into L2, the same distance made every slice and channels-first kernel
-/// 5–30 % faster, with ordinary pages and with huge pages alike (see
-/// `PREFETCH` for the figures); the loads then find the lines in L2, a few
-/// cycles away, which the loops' independent lanes cover.
+/// On the Intel Xeon, a one-stream loop's requests into L1 a page ahead
+/// held the L1's few fill buffers and capped the lines in flight; into L2
+/// the slice kernels ran 5–30 % faster (the `f32` ones gained most), and
+/// the loads find the lines a few cycles away, which the independent lanes
+/// cover. The loops that read two to eight streams at once (pairs of
+/// slices, values and weights, the lanes loops) were as fast or faster
+/// with their requests into L1, half as far ahead per stream (see
+/// `PREFETCH_STREAMS`), as before.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
-pub(in crate::kernels::arch) fn prefetch<T>(p: *const T) {
+pub(in crate::kernels::arch) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
     if !PREFETCHING.load(Ordering::Relaxed) {
         return;
     }
@@ -100,7 +104,12 @@ pub(in crate::kernels::arch) fn prefetch<T>(p: *const T) {
     // SAFETY: SSE is part of baseline x86-64, and a prefetch never faults
     // nor reads anything into the program, whatever the address.
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(p.cast::<i8>());
+        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        if SEVERAL {
+            _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
+        } else {
+            _mm_prefetch::<_MM_HINT_T1>(p.cast::<i8>());
+        }
     }
 }
 
