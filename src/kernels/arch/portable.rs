@@ -81,10 +81,16 @@ pub(super) fn array_chunks<S, const N: usize>(xs: &[S]) -> (impl Iterator<Item =
 
 #[inline(always)]
 pub(super) fn square_add<const FMA: bool>(d: f64, q: f64) -> f64 {
+    multiply_add::<FMA>(d, d, q)
+}
+
+/// `a·b + c`, as one fused operation when `FMA`.
+#[inline(always)]
+fn multiply_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
-        num_traits::Float::mul_add(d, d, q)
+        num_traits::Float::mul_add(a, b, c)
     } else {
-        d * d + q
+        a * b + c
     }
 }
 
@@ -686,13 +692,7 @@ pub(super) fn grad_quad_step<S: Element, const FMA: bool>(
     sum_dy: &mut [f64],
     sum_dyx: &mut [f64],
 ) {
-    let fma = |a: f64, b: f64, c: f64| {
-        if FMA {
-            num_traits::Float::mul_add(a, b, c)
-        } else {
-            a * b + c
-        }
-    };
+    let fma = multiply_add::<FMA>;
     let ([x0, x1, x2, x3], [y0, y1, y2, y3]) = (
         xs.map(|v| v.get(lanes.clone()).unwrap_or(&[])),
         dys.map(|v| v.get(lanes.clone()).unwrap_or(&[])),
@@ -746,13 +746,7 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
     let row = |v, i| row_of(v, i, stride, start, width);
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
     let one = core::hint::black_box(1.0);
-    let fma = |a: f64, b: f64, c: f64| {
-        if FMA {
-            num_traits::Float::mul_add(a, b, c)
-        } else {
-            a * b + c
-        }
-    };
+    let fma = multiply_add::<FMA>;
     for i in 0..quarter {
         let at = |r: usize| r * quarter + i;
         let (Some(x0), Some(x1), Some(x2), Some(x3)) = (

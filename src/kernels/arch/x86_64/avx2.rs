@@ -594,42 +594,26 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
     let (xs, ys) = (&xs[..len], &ys[..len]);
     let (mut lanes, done) = match (S::elements(xs), S::elements(ys)) {
         (Elements::F64(xs), Elements::F64(ys)) => {
-            let (xc, xt) = array_chunks::<f64, LANES>(xs);
-            let (yc, _) = array_chunks::<f64, LANES>(ys);
+            let (pairs, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (
-                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
-                len - xt.len(),
-            )
+            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
         }
         (Elements::F32(xs), Elements::F32(ys)) => {
-            let (xc, xt) = array_chunks::<f32, LANES>(xs);
-            let (yc, _) = array_chunks::<f32, LANES>(ys);
+            let (pairs, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (
-                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
-                len - xt.len(),
-            )
+            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
         }
         #[cfg(feature = "half")]
         (Elements::F16(xs), Elements::F16(ys)) => {
-            let (xc, xt) = array_chunks::<half::f16, LANES>(xs);
-            let (yc, _) = array_chunks::<half::f16, LANES>(ys);
+            let (pairs, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            (
-                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
-                len - xt.len(),
-            )
+            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ys)) => {
-            let (xc, xt) = array_chunks::<half::bf16, LANES>(xs);
-            let (yc, _) = array_chunks::<half::bf16, LANES>(ys);
+            let (pairs, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (
-                unsafe { pair_sums_chunks(xc.zip(yc), kx, ky) },
-                len - xt.len(),
-            )
+            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
         }
         // One element type for both slices: `S` is any one of them.
         _ => ([[0.0; 8]; 5], 0),
@@ -645,6 +629,21 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
         lanes[4][l] = num_traits::Float::mul_add(dx, dy, lanes[4][l]);
     }
     lanes.map(fold_lanes)
+}
+
+/// The whole chunks of two slices of one length side by side, and how
+/// many values of each they cover (the rest is the tail).
+#[inline(always)]
+fn chunk_pairs<'a, T>(
+    xs: &'a [T],
+    ys: &'a [T],
+) -> (
+    impl Iterator<Item = (&'a [T; LANES], &'a [T; LANES])>,
+    usize,
+) {
+    let (xc, xt) = array_chunks::<T, LANES>(xs);
+    let (yc, _) = array_chunks::<T, LANES>(ys);
+    (xc.zip(yc), xs.len() - xt.len())
 }
 
 /// Per-lane weighted sums over whole chunks, two registers per sum:
@@ -723,34 +722,30 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
     let (xs, ws) = (&xs[..len], &ws[..len]);
     let (lanes, positive, bad, done) = match (S::elements(xs), S::elements(ws)) {
         (Elements::F64(xs), Elements::F64(ws)) => {
-            let (xc, xt) = array_chunks::<f64, LANES>(xs);
-            let (wc, _) = array_chunks::<f64, LANES>(ws);
+            let (pairs, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
-            (l, p, b, len - xt.len())
+            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            (l, p, b, done)
         }
         (Elements::F32(xs), Elements::F32(ws)) => {
-            let (xc, xt) = array_chunks::<f32, LANES>(xs);
-            let (wc, _) = array_chunks::<f32, LANES>(ws);
+            let (pairs, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
-            (l, p, b, len - xt.len())
+            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            (l, p, b, done)
         }
         #[cfg(feature = "half")]
         (Elements::F16(xs), Elements::F16(ws)) => {
-            let (xc, xt) = array_chunks::<half::f16, LANES>(xs);
-            let (wc, _) = array_chunks::<half::f16, LANES>(ws);
+            let (pairs, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
-            (l, p, b, len - xt.len())
+            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            (l, p, b, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ws)) => {
-            let (xc, xt) = array_chunks::<half::bf16, LANES>(xs);
-            let (wc, _) = array_chunks::<half::bf16, LANES>(ws);
+            let (pairs, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(xc.zip(wc), k) };
-            (l, p, b, len - xt.len())
+            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            (l, p, b, done)
         }
         // One element type for both slices: `S` is any one of them.
         _ => return weighted_sums_body::<S, true>(xs, ws, k),
