@@ -35,14 +35,31 @@ use rayon::prelude::*;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// A plain sum in 16 `f64` accumulators: four AVX2 registers where the
-/// CPU has AVX2, else [`sum_f64_compiled`].
+/// Parts of the slice the roofline sums read side by side.
+const STREAMS: usize = 8;
+
+/// `xs` as [`STREAMS`] equal parts of whole vectors of `W` values, and
+/// the rest.
+fn parts<T, const W: usize>(xs: &[T]) -> ([&[T]; STREAMS], &[T]) {
+    let part = xs.len() / STREAMS / W * W;
+    let (head, rest) = xs.split_at(part * STREAMS);
+    (
+        core::array::from_fn(|p| &head[p * part..(p + 1) * part]),
+        rest,
+    )
+}
+
+/// A plain sum: eight parts of the slice read side by side, each into
+/// its own AVX2 register of four `f64`, where the CPU has AVX2; else
+/// [`sum_f64_compiled`].
 ///
 /// Written with intrinsics because the compiled loop is not the fastest
 /// there is on the Intel Xeon: LLVM unrolls it into adds with indexed
 /// memory operands, and 256 MiB took 24.9–25.9 ms that way against
-/// 21.2–21.4 ms for this loop (four, two or eight registers alike). The
-/// kernels had looked 15–20 % faster than the memory allowed.
+/// 21.2–21.4 ms for the same loop in intrinsics. Read as several streams
+/// it is faster again: one stream at a time held the core to about
+/// 12 GB/s, and 256 MiB took 19.2–21.5 ms in one stream, 16.3–17.1 ms in
+/// four and 16.7 ms in eight (1 GiB: 77.1–77.8, 66.3–67.6 and 65.5 ms).
 fn sum_f64(xs: &[f64]) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
@@ -61,20 +78,21 @@ fn sum_f64_avx2(xs: &[f64]) -> f64 {
         _mm_add_pd, _mm_add_sd, _mm_cvtsd_f64, _mm_unpackhi_pd, _mm256_add_pd,
         _mm256_castpd256_pd128, _mm256_extractf128_pd, _mm256_loadu_pd, _mm256_setzero_pd,
     };
-    let mut acc = [_mm256_setzero_pd(); 4];
-    let chunks = xs.chunks_exact(16);
-    let tail: f64 = chunks.remainder().iter().sum();
-    for chunk in chunks {
-        for (j, a) in acc.iter_mut().enumerate() {
-            let four = &chunk[4 * j..4 * j + 4];
+    let (parts, tail) = parts::<f64, 4>(xs);
+    let mut acc = [_mm256_setzero_pd(); STREAMS];
+    for i in (0..parts[0].len()).step_by(4) {
+        for (a, part) in acc.iter_mut().zip(parts) {
+            let four = &part[i..i + 4];
             // SAFETY: `four` holds 4 `f64`, the 32 bytes the unaligned
             // load reads.
             *a = _mm256_add_pd(*a, unsafe { _mm256_loadu_pd(four.as_ptr()) });
         }
     }
-    let v = _mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3]));
+    let v = acc
+        .into_iter()
+        .fold(_mm256_setzero_pd(), |s, a| _mm256_add_pd(s, a));
     let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
-    _mm_cvtsd_f64(_mm_add_sd(v, _mm_unpackhi_pd(v, v))) + tail
+    _mm_cvtsd_f64(_mm_add_sd(v, _mm_unpackhi_pd(v, v))) + tail.iter().sum::<f64>()
 }
 
 /// [`sum_f64`] as compiled for AVX2 where the CPU has it: the fallback.
@@ -91,9 +109,9 @@ fn sum_f64_compiled(xs: &[f64]) -> f64 {
     acc.iter().sum::<f64>() + tail
 }
 
-/// A plain sum in 32 `f32` accumulators: four AVX2 registers where the
-/// CPU has AVX2 (for the reason [`sum_f64`] is written so), else
-/// [`sum_f32_compiled`].
+/// A plain sum of `f32`: eight parts read side by side into AVX2
+/// registers of eight `f32` where the CPU has AVX2 (for the reasons
+/// [`sum_f64`] is written so), else [`sum_f32_compiled`].
 fn sum_f32(xs: &[f32]) -> f32 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
@@ -109,21 +127,20 @@ fn sum_f32(xs: &[f32]) -> f32 {
 #[target_feature(enable = "avx2")]
 fn sum_f32_avx2(xs: &[f32]) -> f32 {
     use core::arch::x86_64::{_mm256_add_ps, _mm256_loadu_ps, _mm256_setzero_ps};
-    let mut acc = [_mm256_setzero_ps(); 4];
-    let chunks = xs.chunks_exact(32);
-    let tail: f32 = chunks.remainder().iter().sum();
-    for chunk in chunks {
-        for (j, a) in acc.iter_mut().enumerate() {
-            let eight = &chunk[8 * j..8 * j + 8];
+    let (parts, tail) = parts::<f32, 8>(xs);
+    let mut acc = [_mm256_setzero_ps(); STREAMS];
+    for i in (0..parts[0].len()).step_by(8) {
+        for (a, part) in acc.iter_mut().zip(parts) {
+            let eight = &part[i..i + 8];
             // SAFETY: `eight` holds 8 `f32`, the 32 bytes the unaligned
             // load reads.
             *a = _mm256_add_ps(*a, unsafe { _mm256_loadu_ps(eight.as_ptr()) });
         }
     }
-    horizontal_f32(_mm256_add_ps(
-        _mm256_add_ps(acc[0], acc[1]),
-        _mm256_add_ps(acc[2], acc[3]),
-    )) + tail
+    let v = acc
+        .into_iter()
+        .fold(_mm256_setzero_ps(), |s, a| _mm256_add_ps(s, a));
+    horizontal_f32(v) + tail.iter().sum::<f32>()
 }
 
 /// The sum of the eight lanes of `v`.
@@ -175,27 +192,27 @@ fn sum_f16(xs: &[half::f16]) -> f32 {
     sum_f16_bits(xs)
 }
 
-/// [`sum_f16`] by F16C: four 256-bit accumulators of 8 `f32`.
+/// [`sum_f16`] by F16C: eight parts read side by side, each into a
+/// 256-bit accumulator of 8 `f32`.
 #[cfg(all(feature = "half", target_arch = "x86_64"))]
 #[target_feature(enable = "avx2,f16c")]
 fn sum_f16c(xs: &[half::f16]) -> f32 {
     use core::arch::x86_64::{_mm_loadu_si128, _mm256_add_ps, _mm256_cvtph_ps, _mm256_setzero_ps};
-    let mut acc = [_mm256_setzero_ps(); 4];
-    let chunks = xs.chunks_exact(32);
-    let tail: f32 = chunks.remainder().iter().map(|h| h.to_f32()).sum();
-    for chunk in chunks {
-        for (j, a) in acc.iter_mut().enumerate() {
-            let eight = &chunk[8 * j..8 * j + 8];
+    let (parts, tail) = parts::<half::f16, 8>(xs);
+    let mut acc = [_mm256_setzero_ps(); STREAMS];
+    for i in (0..parts[0].len()).step_by(8) {
+        for (a, part) in acc.iter_mut().zip(parts) {
+            let eight = &part[i..i + 8];
             // SAFETY: `eight` holds 8 values of 2 bytes, the 16 bytes the
             // unaligned load reads.
             let h = unsafe { _mm_loadu_si128(eight.as_ptr().cast()) };
             *a = _mm256_add_ps(*a, _mm256_cvtph_ps(h));
         }
     }
-    horizontal_f32(_mm256_add_ps(
-        _mm256_add_ps(acc[0], acc[1]),
-        _mm256_add_ps(acc[2], acc[3]),
-    )) + tail
+    let v = acc
+        .into_iter()
+        .fold(_mm256_setzero_ps(), |s, a| _mm256_add_ps(s, a));
+    horizontal_f32(v) + tail.iter().map(|h| h.to_f32()).sum::<f32>()
 }
 
 /// [`sum_f16`] by bit operations (exact, branch-free, so the compiler

@@ -1,6 +1,6 @@
 //! Blocked slice reductions to the smallest and largest value.
 //!
-//! Each block of [`BLOCK`](super::BLOCK) values is scanned in lanes of its own type (no
+//! Each block of [`SLICE_BLOCK`](super::SLICE_BLOCK) values is scanned in lanes of its own type (no
 //! widening: comparisons are exact), and the blocks' extremes are combined
 //! in the fixed tree with IEEE 754-2019 `minimum` and `maximum`, which are
 //! associative and commutative to the bit; the result is the same on any
@@ -65,7 +65,7 @@ pub(crate) fn par_extremes<S: Float>(xs: &[S]) -> Extremes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::BLOCK;
+    use crate::kernels::SLICE_BLOCK;
     use crate::test_support::SplitMix;
     use alloc::vec::Vec;
 
@@ -92,10 +92,10 @@ mod tests {
             16,
             17,
             33,
-            BLOCK - 1,
-            BLOCK,
-            BLOCK + 1,
-            3 * BLOCK + 7,
+            SLICE_BLOCK - 1,
+            SLICE_BLOCK,
+            SLICE_BLOCK + 1,
+            3 * SLICE_BLOCK + 7,
         ] {
             let mut xs: Vec<f64> = (0..n).map(|_| rng.signed_unit()).collect();
             for case in 0..6 {

@@ -2,7 +2,7 @@
 //! skewness and kurtosis.
 //!
 //! The same shape as the raw-moment reduction in the parent module: each
-//! block of [`BLOCK`](super::BLOCK) values takes its first value as shift `K`, its lanes
+//! block of [`SLICE_BLOCK`](super::SLICE_BLOCK) values takes its first value as shift `K`, its lanes
 //! sum the powers of `d = x − K` (`Σd`, `Σd²`, `Σd³`, `Σd⁴`), and the
 //! block's central moments follow from them with μ = Σd/n:
 //!
@@ -99,7 +99,7 @@ pub(crate) fn par_higher_moments<S: Element, const FOURTH: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernels::BLOCK;
+    use crate::kernels::SLICE_BLOCK;
     use crate::test_support::SplitMix;
     use alloc::vec::Vec;
 
@@ -121,10 +121,10 @@ mod tests {
             7,
             16,
             17,
-            BLOCK - 1,
-            BLOCK,
-            BLOCK + 1,
-            3 * BLOCK + 5,
+            SLICE_BLOCK - 1,
+            SLICE_BLOCK,
+            SLICE_BLOCK + 1,
+            3 * SLICE_BLOCK + 5,
         ] {
             // Skewed data (u³) around 100.
             let xs: Vec<f64> = (0..n).map(|_| 100.0 + rng.unit().powi(3)).collect();

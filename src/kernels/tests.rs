@@ -2,7 +2,7 @@
 
 use super::channels::channel_moments_on;
 use super::*;
-use crate::test_support::{Exact, SplitMix, big_offset_data, rel, two_pass};
+use crate::test_support::{Exact, SplitMix, big_offset_data, compensated_sum, rel, two_pass};
 use alloc::vec::Vec;
 
 fn paths() -> [Path; 2] {
@@ -38,21 +38,30 @@ fn matches_two_pass_on_awkward_lengths() {
         15,
         16,
         17,
-        BLOCK - 1,
-        BLOCK,
-        BLOCK + 1,
-        3 * BLOCK + 17,
+        SLICE_BLOCK - 1,
+        SLICE_BLOCK,
+        SLICE_BLOCK + 1,
+        3 * SLICE_BLOCK + 17,
         40_000,
     ] {
         let xs: Vec<f64> = (0..n).map(|_| 5.0 + rng.signed_unit()).collect();
         let xs32: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
         let wide32: Vec<f64> = xs32.iter().map(|&x| f64::from(x)).collect();
-        let (mean, m2) = two_pass(&xs);
-        let (mean32, m2_32) = two_pass(&wide32);
+        let (_, m2) = two_pass(&xs);
+        let (_, m2_32) = two_pass(&wide32);
+        let n_f = n as f64;
+        let (mean, mean32) = (
+            compensated_sum(xs.iter().copied()) / n_f,
+            compensated_sum(wide32.iter().copied()) / n_f,
+        );
         for path in paths() {
             let m = moments_on(path, Schedule::Sequential, &xs);
             assert_eq!(m.count, n as u64);
-            assert!(rel(m.mean().unwrap(), mean) < 1e-14, "n = {n}");
+            assert!(
+                rel(m.mean().unwrap(), mean) < 1e-14,
+                "n = {n}: {:e}",
+                rel(m.mean().unwrap(), mean)
+            );
             assert!(rel(m.m2(), m2) < 1e-12, "n = {n}: {} vs {m2}", m.m2());
             assert!(
                 rel(
@@ -427,4 +436,9 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
             "{outer}×{channels}×{inner}"
         );
     }
+}
+
+#[test]
+fn the_tests_know_the_block_length() {
+    assert_eq!(crate::test_support::BLOCK_F64, SLICE_BLOCK);
 }

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "half")]
 
-use crate::support::SplitMix;
+use crate::support::{BLOCK_F64, SplitMix};
 use half::{bf16, f16};
 use momenta::batchnorm::{BatchStats, Layout};
 use momenta::{Element, Mean, Variance};
@@ -41,7 +41,17 @@ fn data(n: usize, offset: f32, seed: u64) -> (Vec<f16>, Vec<bf16>, Vec<f64>, Vec
 
 #[test]
 fn slices_equal_the_same_values_in_f64_bit_for_bit() {
-    for n in [0, 1, 15, 16, 17, 4095, 4096, 4097, 100_003] {
+    for n in [
+        0,
+        1,
+        15,
+        16,
+        17,
+        4 * BLOCK_F64 - 1,
+        4 * BLOCK_F64,
+        4 * BLOCK_F64 + 1,
+        100_003,
+    ] {
         let (h, b, hw, bw) = data(n, 100.0, n as u64);
         assert_eq!(
             Variance::<f64>::from_slice(&h).to_parts(),

@@ -1,7 +1,7 @@
 //! `MinMax` on every route: the zero and NaN rules, f32 and f64 input,
 //! thread counts, parts and serde.
 
-use crate::support::{SplitMix, in_pool};
+use crate::support::{BLOCK_F64, SplitMix, in_pool};
 use momenta::{Merge, MinMax, MinMaxParts};
 
 /// The extremes by push, slice, parallel slice and merges of single
@@ -30,7 +30,7 @@ fn bits(m: &MinMax<f64>) -> (u64, Option<u64>, Option<u64>) {
 #[test]
 fn minus_zero_is_below_plus_zero_on_every_route() {
     let mut rng = SplitMix(1);
-    for n in [2, 17, 4096, 3 * 4096 + 5] {
+    for n in [2, 17, BLOCK_F64, 3 * BLOCK_F64 + 5] {
         for &(a, b) in &[(0.0, -0.0), (-0.0, 0.0)] {
             // Zeros only, the two signs at random places.
             let mut xs = vec![a; n];
@@ -56,7 +56,7 @@ fn minus_zero_is_below_plus_zero_on_every_route() {
 #[test]
 fn nan_propagates_unlike_f64_min() {
     let mut rng = SplitMix(2);
-    for n in [1, 5, 4096, 20_000] {
+    for n in [1, 5, BLOCK_F64, 20_000] {
         let mut xs: Vec<f64> = (0..n).map(|_| rng.signed_unit()).collect();
         let at = (rng.next_u64() % n as u64) as usize;
         xs[at] = f64::NAN;

@@ -8,7 +8,7 @@
 //! follow from integer sums (`i128`); the reference is that exact value
 //! rounded to `f64` (within an ulp or two).
 
-use crate::support::{SplitMix, two_pass};
+use crate::support::{BLOCK_F64, SplitMix, two_pass};
 use momenta::batchnorm::{BatchStats, Layout};
 use momenta::{Mean, Merge, Variance};
 
@@ -154,10 +154,10 @@ fn merge_of_an_outlier_with_the_bulk() {
 }
 
 /// 10⁶ values of `U(0, 1)` with `outlier` as the first value of every
-/// 4096-value kernel block.
+/// kernel block ([`BLOCK_F64`] values).
 fn outlier_per_block(outlier: f64, seed: u64) -> Data {
     let mut ks = Data::uniform(&mut SplitMix(seed), 1_000_000);
-    for k in ks.iter_mut().step_by(4096) {
+    for k in ks.iter_mut().step_by(BLOCK_F64) {
         *k = (outlier * SCALE) as i64;
     }
     Data::new(ks)
@@ -203,7 +203,7 @@ fn slices_of_f32_with_an_outlier_first_in_every_block() {
     let mut ks: Vec<i64> = (0..1_000_000)
         .map(|_| ((rng.next_u64() >> 58) as i64) << 14)
         .collect();
-    for k in ks.iter_mut().step_by(4096) {
+    for k in ks.iter_mut().step_by(BLOCK_F64) {
         *k = (1e6 * SCALE) as i64;
     }
     let data = Data::new(ks);
@@ -252,7 +252,7 @@ fn batch_stats_with_outliers_in_some_channels() {
     let rows = 300_000;
     let mut rng = SplitMix(9);
     let mut channels: Vec<Vec<i64>> = (0..3).map(|_| Data::uniform(&mut rng, rows)).collect();
-    for k in channels[1].iter_mut().step_by(4096) {
+    for k in channels[1].iter_mut().step_by(BLOCK_F64) {
         *k = (-1e9 * SCALE) as i64;
     }
     let xs: Vec<f64> = (0..rows)

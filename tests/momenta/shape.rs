@@ -3,7 +3,7 @@
 //! recorded from scipy and pandas; thread-count independence; parts and
 //! serde; the `None` rules.
 
-use crate::support::{SplitMix, in_pool};
+use crate::support::{BLOCK_F64, SplitMix, in_pool};
 use momenta::{Kurtosis, KurtosisParts, Merge, Skewness, SkewnessParts};
 
 /// `|a − b| / |b|`.
@@ -200,7 +200,7 @@ fn grid_of(ks: Vec<i64>) -> Grid {
 #[test]
 fn exact_integer_power_sums_on_a_grid_around_1e6() {
     // Three blocks and a bit: the kernel's tree merges blocks.
-    let g = grid(3 * 4096 + 17, 3);
+    let g = grid(3 * BLOCK_F64 + 17, 3);
     let n = g.xs.len() as f64;
     let [m2, m3, m4] = g.m.map(|m| m / n);
     let g1 = m3 / (m2 * m2.sqrt());
@@ -232,11 +232,11 @@ fn exact_integer_power_sums_on_a_grid_around_1e6() {
 /// keeps the accuracy policy against the exact values.
 #[test]
 fn untypical_first_values_cost_no_accuracy() {
-    let base = skewed_ks(3 * 4096 + 17, 8);
+    let base = skewed_ks(3 * BLOCK_F64 + 17, 8);
     let mut first = base.clone();
     first[0] = 1 << 26;
     let mut every_block = base.clone();
-    for i in (0..every_block.len()).step_by(4096) {
+    for i in (0..every_block.len()).step_by(BLOCK_F64) {
         every_block[i] = -(1 << 24);
     }
     let mut level = base;

@@ -14,6 +14,11 @@
 
 use alloc::vec::Vec;
 
+/// Values in one block of the kernels' slice reductions, whatever their
+/// type. Hostile data puts its outliers at multiples of it, where blocks
+/// start; a unit test checks the number against the kernels' own.
+pub const BLOCK_F64: usize = 32768;
+
 /// splitmix64: a tiny deterministic generator.
 pub struct SplitMix(pub u64);
 
@@ -50,6 +55,23 @@ impl SplitMix {
 
 /// The naive two-pass statistics in `f64`: the mean by a plain sum, then
 /// M2 = Σ(x − mean)².
+/// Neumaier's compensated sum: exact to about one rounding of the result
+/// where a plain sum of 10⁵ terms carries 10⁻¹⁴ of rounding or more,
+/// as much as the bounds some tests hold the kernels to.
+pub fn compensated_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut sum, mut c) = (0.0_f64, 0.0_f64);
+    for x in xs {
+        let t = sum + x;
+        c += if sum.abs() >= x.abs() {
+            (sum - t) + x
+        } else {
+            (x - t) + sum
+        };
+        sum = t;
+    }
+    sum + c
+}
+
 pub fn two_pass(xs: &[f64]) -> (f64, f64) {
     let mean = xs.iter().sum::<f64>() / xs.len() as f64;
     (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())

@@ -80,11 +80,40 @@ pub(super) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
     let _ = p;
 }
 
+/// `f` of each piece of [`PIECE`] values of `xs` and `ys` (side by side),
+/// the sums added: the portable loops' flush, which keeps each of their
+/// lanes to a few hundred values as `x86_64::streams` does the AVX2
+/// loops'.
+#[inline]
+fn by_pieces<S, const N: usize>(
+    xs: &[S],
+    ys: &[S],
+    f: impl Fn(&[S], &[S]) -> [f64; N],
+) -> [f64; N] {
+    let mut total = [0.0; N];
+    for (x, y) in xs.chunks(PIECE).zip(ys.chunks(PIECE)) {
+        for (t, v) in total.iter_mut().zip(f(x, y)) {
+            *t += v;
+        }
+    }
+    total
+}
+
+/// Values per piece of [`by_pieces`]: what the AVX2 loops take between
+/// two flushes.
+const PIECE: usize = portable::FLUSH_CHUNKS * 16;
+
 /// `(Σ (x − k), Σ (x − k)²)` over `xs`.
 #[inline]
 pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f64) {
     match path {
-        Path::Portable => portable::sums_body::<S, false>(xs, k),
+        Path::Portable => {
+            let [s, q] = by_pieces(xs, xs, |x, _| {
+                let (s, q) = portable::sums_body::<S, false>(x, k);
+                [s, q]
+            });
+            (s, q)
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::avx2::sums` requires.
@@ -122,7 +151,9 @@ pub(crate) fn shifted_pair_sums<S: Element>(
     ky: f64,
 ) -> [f64; 5] {
     match path {
-        Path::Portable => portable::pair_sums_body::<S, false>(xs, ys, kx, ky),
+        Path::Portable => by_pieces(xs, ys, |x, y| {
+            portable::pair_sums_body::<S, false>(x, y, kx, ky)
+        }),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::avx2::pair_sums` requires.
@@ -140,7 +171,9 @@ pub(crate) fn shifted_weighted_sums<S: Element>(
     k: f64,
 ) -> [f64; 6] {
     match path {
-        Path::Portable => portable::weighted_sums_body::<S, false>(xs, ws, k),
+        Path::Portable => by_pieces(xs, ws, |x, w| {
+            portable::weighted_sums_body::<S, false>(x, w, k)
+        }),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::avx2::weighted_sums`
@@ -154,9 +187,9 @@ pub(crate) fn shifted_weighted_sums<S: Element>(
 #[inline]
 pub(crate) fn power_sums<S: Element, const FOURTH: bool>(path: Path, xs: &[S], k: f64) -> [f64; 4] {
     match path {
-        Path::Portable => {
-            portable::power_sums_body::<S, false, FOURTH, { portable::POWER_LANES }>(xs, k)
-        }
+        Path::Portable => by_pieces(xs, xs, |x, _| {
+            portable::power_sums_body::<S, false, FOURTH, { portable::POWER_LANES }>(x, k)
+        }),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::avx2::power_sums` requires.

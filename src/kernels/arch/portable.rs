@@ -71,6 +71,15 @@ pub(super) const PREFETCH: usize = 4096;
 /// and 0.78–0.87 with 4 KiB into L2.
 pub(super) const PREFETCH_STREAMS: usize = 2048;
 
+/// Values a lane sum takes between two flushes into the running totals,
+/// in the chunks of 16 of the sums: a block of 4096 values, the length
+/// the slice blocks had before they were read as streams, and what kept
+/// the lanes' rounding at the accuracy policy (a lane of 256 values).
+/// Longer lanes cost digits: on `1e9 + U(0, 1)`, `Covariance` over one
+/// block of 20 000 pairs in lanes of 2 500 was 1.7e-14 off, against 4e-16
+/// with the sums flushed.
+pub(super) const FLUSH_CHUNKS: usize = 256;
+
 /// `xs` as whole arrays of `N` values, and the rest.
 #[inline(always)]
 pub(super) fn array_chunks<S, const N: usize>(xs: &[S]) -> (impl Iterator<Item = &[S; N]>, &[S]) {

@@ -21,16 +21,19 @@
 )]
 
 use super::prefetch;
+use super::streams::{streamed, streamed_pairs};
 use crate::float::Elements;
 #[cfg(feature = "half")]
 use crate::float::f16_bits_to_f32;
+#[cfg(feature = "half")]
+use crate::kernels::arch::portable::array_chunks;
 #[cfg(feature = "half")]
 use crate::kernels::arch::portable::{
     GradStep, ROW_STEP, RowStep, grad_quad_step, grad_rows_body_by, quad_step, rows_body_by,
 };
 use crate::kernels::arch::portable::{
-    PREFETCH, PREFETCH_STREAMS, array_chunks, finish_extremes, fold_lanes, grad_rows_body,
-    power_step, rows_body, runs_body, weighted_sums_body,
+    PREFETCH, PREFETCH_STREAMS, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
+    runs_body, weighted_sums_body,
 };
 use crate::{Element, Float};
 #[cfg(feature = "half")]
@@ -175,6 +178,25 @@ impl Chunk for [half::bf16; LANES] {
     }
 }
 
+/// Adds each accumulator of `acc` into `total` and clears it: the flush
+/// of [`streamed`], which keeps each lane's sums to a few hundred values.
+///
+/// # Safety
+///
+/// The CPU must have AVX.
+#[inline(always)]
+unsafe fn fold_into<const A: usize, const B: usize>(
+    total: &mut [[__m256d; B]; A],
+    acc: [[__m256d; B]; A],
+) -> [[__m256d; B]; A] {
+    for (t, a) in total.iter_mut().flatten().zip(acc.iter().flatten()) {
+        // SAFETY: the caller guarantees AVX.
+        *t = unsafe { _mm256_add_pd(*t, *a) };
+    }
+    // SAFETY: the caller guarantees AVX.
+    [[unsafe { _mm256_setzero_pd() }; B]; A]
+}
+
 /// The four vectors as `LANES` values.
 ///
 /// # Safety
@@ -196,10 +218,7 @@ unsafe fn spill(v: &[__m256d; 4]) -> [f64; LANES] {
 ///
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn sums_chunks<'a, C: Chunk + 'a>(
-    chunks: impl Iterator<Item = &'a C>,
-    k: f64,
-) -> ([f64; LANES], [f64; LANES]) {
+unsafe fn sums_chunks<C: Chunk>(chunks: &[C], k: f64) -> ([f64; LANES], [f64; LANES]) {
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
     // need; they only compute on registers, and `quad` and `spill`
@@ -210,17 +229,19 @@ unsafe fn sums_chunks<'a, C: Chunk + 'a>(
         // leaves the adders to the widening and the shift. (`black_box`
         // keeps the compiler from turning it back into an add.)
         let one = _mm256_set1_pd(core::hint::black_box(1.0));
-        let mut s = [_mm256_setzero_pd(); 4];
-        let mut q = [_mm256_setzero_pd(); 4];
-        for chunk in chunks {
+        let mut total = [[_mm256_setzero_pd(); 4]; 2];
+        let step = |[mut s, mut q]: [[__m256d; 4]; 2], chunk: &C| {
             chunk.prefetch::<false>();
             for (j, (s, q)) in s.iter_mut().zip(q.iter_mut()).enumerate() {
                 let d = _mm256_sub_pd(chunk.quad(j), kv);
                 *s = _mm256_fmadd_pd(d, one, *s);
                 *q = _mm256_fmadd_pd(d, d, *q);
             }
-        }
-        (spill(&s), spill(&q))
+            [s, q]
+        };
+        let zero = [[_mm256_setzero_pd(); 4]; 2];
+        streamed(chunks, zero, step, |acc| fold_into(&mut total, acc));
+        (spill(&total[0]), spill(&total[1]))
     }
 }
 
@@ -233,20 +254,20 @@ unsafe fn sums_chunks<'a, C: Chunk + 'a>(
 pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f64, f64) {
     let ((mut s, mut q), tail) = match S::elements(xs) {
         Elements::F64(xs) => {
-            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2 and FMA.
             let sums = unsafe { sums_chunks(chunks, k) };
             (sums, tail.len())
         }
         Elements::F32(xs) => {
-            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2 and FMA.
             let sums = unsafe { sums_chunks(chunks, k) };
             (sums, tail.len())
         }
         #[cfg(feature = "half")]
         Elements::F16(xs) => {
-            let (chunks, tail) = array_chunks::<half::f16, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             let sums = if super::wide() {
                 // SAFETY: `wide` is only on after the CPU was found to
                 // have AVX-512F; the caller guarantees AVX2, FMA and F16C.
@@ -259,7 +280,7 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
         }
         #[cfg(feature = "half")]
         Elements::Bf16(xs) => {
-            let (chunks, tail) = array_chunks::<half::bf16, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             let sums = if super::wide() {
                 // SAFETY: `wide` is only on after the CPU was found to
                 // have AVX-512F; the caller guarantees AVX2 and FMA.
@@ -541,11 +562,7 @@ unsafe fn widen_f16(src: &[half::f16], dst: &mut [f32]) {
 ///
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
-    chunks: impl Iterator<Item = (&'a C, &'a C)>,
-    kx: f64,
-    ky: f64,
-) -> [[f64; 8]; 5] {
+unsafe fn pair_sums_chunks<C: Chunk>(xs: &[C], ys: &[C], kx: f64, ky: f64) -> [[f64; 8]; 5] {
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
     // need; they only compute on registers, and `quad` and the stores
@@ -554,8 +571,8 @@ unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
         let kxv = _mm256_set1_pd(kx);
         let kyv = _mm256_set1_pd(ky);
         let zero = _mm256_setzero_pd();
-        let mut acc = [[zero; 2]; 5];
-        for (x, y) in chunks {
+        let mut total = [[zero; 2]; 5];
+        let step = |mut acc: [[__m256d; 2]; 5], x: &C, y: &C| {
             x.prefetch::<true>();
             y.prefetch::<true>();
             for j in 0..4 {
@@ -568,9 +585,13 @@ unsafe fn pair_sums_chunks<'a, C: Chunk + 'a>(
                 acc[3][h] = _mm256_fmadd_pd(dy, dy, acc[3][h]);
                 acc[4][h] = _mm256_fmadd_pd(dx, dy, acc[4][h]);
             }
-        }
+            acc
+        };
+        streamed_pairs(xs, ys, [[zero; 2]; 5], step, |acc| {
+            fold_into(&mut total, acc)
+        });
         let mut out = [[0.0; 8]; 5];
-        for (dst, v) in out.iter_mut().zip(&acc) {
+        for (dst, v) in out.iter_mut().zip(&total) {
             _mm256_storeu_pd(dst[..4].as_mut_ptr(), v[0]);
             _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
         }
@@ -594,26 +615,26 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
     let (xs, ys) = (&xs[..len], &ys[..len]);
     let (mut lanes, done) = match (S::elements(xs), S::elements(ys)) {
         (Elements::F64(xs), Elements::F64(ys)) => {
-            let (pairs, done) = chunk_pairs(xs, ys);
+            let (xc, yc, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
+            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
         }
         (Elements::F32(xs), Elements::F32(ys)) => {
-            let (pairs, done) = chunk_pairs(xs, ys);
+            let (xc, yc, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
+            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
         }
         #[cfg(feature = "half")]
         (Elements::F16(xs), Elements::F16(ys)) => {
-            let (pairs, done) = chunk_pairs(xs, ys);
+            let (xc, yc, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
+            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ys)) => {
-            let (pairs, done) = chunk_pairs(xs, ys);
+            let (xc, yc, done) = chunk_pairs(xs, ys);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            (unsafe { pair_sums_chunks(pairs, kx, ky) }, done)
+            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
         }
         // One element type for both slices: `S` is any one of them.
         _ => ([[0.0; 8]; 5], 0),
@@ -631,19 +652,13 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
     lanes.map(fold_lanes)
 }
 
-/// The whole chunks of two slices of one length side by side, and how
-/// many values of each they cover (the rest is the tail).
+/// The whole chunks of two slices of one length, and how many values of
+/// each they cover (the rest is the tail).
 #[inline(always)]
-fn chunk_pairs<'a, T>(
-    xs: &'a [T],
-    ys: &'a [T],
-) -> (
-    impl Iterator<Item = (&'a [T; LANES], &'a [T; LANES])>,
-    usize,
-) {
-    let (xc, xt) = array_chunks::<T, LANES>(xs);
-    let (yc, _) = array_chunks::<T, LANES>(ys);
-    (xc.zip(yc), xs.len() - xt.len())
+fn chunk_pairs<'a, T>(xs: &'a [T], ys: &'a [T]) -> (&'a [[T; LANES]], &'a [[T; LANES]], usize) {
+    let (xc, xt) = xs.as_chunks::<LANES>();
+    let (yc, _) = ys.as_chunks::<LANES>();
+    (xc, yc, xs.len() - xt.len())
 }
 
 /// Per-lane weighted sums over whole chunks, two registers per sum:
@@ -654,10 +669,7 @@ fn chunk_pairs<'a, T>(
 ///
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
-    chunks: impl Iterator<Item = (&'a C, &'a C)>,
-    k: f64,
-) -> ([[f64; 8]; 4], f64, bool) {
+unsafe fn weighted_chunks<C: Chunk>(xs: &[C], ws: &[C], k: f64) -> ([[f64; 8]; 4], f64, bool) {
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
     // need; they only compute on registers, and `quad` and the stores
@@ -665,10 +677,10 @@ unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
     unsafe {
         let kv = _mm256_set1_pd(k);
         let zero = _mm256_setzero_pd();
-        let mut acc = [[zero; 2]; 4];
+        let mut total = [[zero; 2]; 4];
         let mut positive = _mm256_setzero_si256();
         let mut bad = zero;
-        for (x, w) in chunks {
+        let step = |mut acc: [[__m256d; 2]; 4], x: &C, w: &C| {
             x.prefetch::<true>();
             w.prefetch::<true>();
             for j in 0..4 {
@@ -685,9 +697,13 @@ unsafe fn weighted_chunks<'a, C: Chunk + 'a>(
                 positive = _mm256_sub_epi64(positive, _mm256_castpd_si256(gt));
                 bad = _mm256_or_pd(bad, _mm256_cmp_pd::<_CMP_NGE_UQ>(wv, zero));
             }
-        }
+            acc
+        };
+        streamed_pairs(xs, ws, [[zero; 2]; 4], step, |acc| {
+            fold_into(&mut total, acc)
+        });
         let mut out = [[0.0; 8]; 4];
-        for (dst, v) in out.iter_mut().zip(&acc) {
+        for (dst, v) in out.iter_mut().zip(&total) {
             _mm256_storeu_pd(dst[..4].as_mut_ptr(), v[0]);
             _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
         }
@@ -722,29 +738,29 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
     let (xs, ws) = (&xs[..len], &ws[..len]);
     let (lanes, positive, bad, done) = match (S::elements(xs), S::elements(ws)) {
         (Elements::F64(xs), Elements::F64(ws)) => {
-            let (pairs, done) = chunk_pairs(xs, ws);
+            let (xc, wc, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
             (l, p, b, done)
         }
         (Elements::F32(xs), Elements::F32(ws)) => {
-            let (pairs, done) = chunk_pairs(xs, ws);
+            let (xc, wc, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
             (l, p, b, done)
         }
         #[cfg(feature = "half")]
         (Elements::F16(xs), Elements::F16(ws)) => {
-            let (pairs, done) = chunk_pairs(xs, ws);
+            let (xc, wc, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
             (l, p, b, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ws)) => {
-            let (pairs, done) = chunk_pairs(xs, ws);
+            let (xc, wc, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(pairs, k) };
+            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
             (l, p, b, done)
         }
         // One element type for both slices: `S` is any one of them.
@@ -771,18 +787,15 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
 ///
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn power_chunks<'a, C: Chunk + 'a, const FOURTH: bool>(
-    chunks: impl Iterator<Item = &'a C>,
-    k: f64,
-) -> [[f64; 8]; 4] {
+unsafe fn power_chunks<C: Chunk, const FOURTH: bool>(chunks: &[C], k: f64) -> [[f64; 8]; 4] {
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2 and FMA, all these intrinsics
     // need; they only compute on registers, and `quad` and the stores
     // access memory in bounds.
     unsafe {
         let kv = _mm256_set1_pd(k);
-        let mut acc = [[_mm256_setzero_pd(); 2]; 4];
-        for chunk in chunks {
+        let mut total = [[_mm256_setzero_pd(); 2]; 4];
+        let step = |mut acc: [[__m256d; 2]; 4], chunk: &C| {
             chunk.prefetch::<false>();
             for j in 0..4 {
                 let r = j % 2;
@@ -795,9 +808,12 @@ unsafe fn power_chunks<'a, C: Chunk + 'a, const FOURTH: bool>(
                     acc[3][r] = _mm256_fmadd_pd(d2, d2, acc[3][r]);
                 }
             }
-        }
+            acc
+        };
+        let zero = [[_mm256_setzero_pd(); 2]; 4];
+        streamed(chunks, zero, step, |acc| fold_into(&mut total, acc));
         let mut out = [[0.0; 8]; 4];
-        for (dst, v) in out.iter_mut().zip(&acc) {
+        for (dst, v) in out.iter_mut().zip(&total) {
             _mm256_storeu_pd(dst.as_mut_ptr(), v[0]);
             _mm256_storeu_pd(dst[4..].as_mut_ptr(), v[1]);
         }
@@ -817,24 +833,24 @@ pub(in crate::kernels::arch) unsafe fn power_sums<S: Element, const FOURTH: bool
 ) -> [f64; 4] {
     let (mut acc, tail) = match S::elements(xs) {
         Elements::F64(xs) => {
-            let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2 and FMA.
             (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
         }
         Elements::F32(xs) => {
-            let (chunks, tail) = array_chunks::<f32, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2 and FMA.
             (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
         }
         #[cfg(feature = "half")]
         Elements::F16(xs) => {
-            let (chunks, tail) = array_chunks::<half::f16, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
             (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
         }
         #[cfg(feature = "half")]
         Elements::Bf16(xs) => {
-            let (chunks, tail) = array_chunks::<half::bf16, LANES>(xs);
+            let (chunks, tail) = xs.as_chunks::<LANES>();
             // SAFETY: the caller guarantees AVX2 and FMA.
             (unsafe { power_chunks::<_, FOURTH>(chunks, k) }, tail.len())
         }
@@ -856,21 +872,27 @@ pub(in crate::kernels::arch) unsafe fn power_sums<S: Element, const FOURTH: bool
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn extremes_f64(xs: &[f64]) -> (f64, f64) {
-    let (chunks, tail) = array_chunks::<f64, LANES>(xs);
+    let (chunks, tail) = xs.as_chunks::<LANES>();
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2; every load reads 4 `f64` of a
     // 16-value chunk and every store writes 4 into a 16-value array.
     let (lo, hi) = unsafe {
         let mut lo = [_mm256_set1_pd(f64::INFINITY); 4];
         let mut hi = [_mm256_set1_pd(f64::NEG_INFINITY); 4];
-        for chunk in chunks {
-            chunk.prefetch::<false>();
-            for j in 0..4 {
-                let x: __m256d = _mm256_loadu_pd(chunk[4 * j..4 * j + 4].as_ptr());
-                lo[j] = _mm256_or_pd(_mm256_min_pd(x, lo[j]), _mm256_min_pd(lo[j], x));
-                hi[j] = _mm256_and_pd(_mm256_max_pd(x, hi[j]), _mm256_max_pd(hi[j], x));
-            }
-        }
+        // Comparisons are exact: nothing to flush.
+        streamed(
+            chunks,
+            (),
+            |(), chunk| {
+                chunk.prefetch::<false>();
+                for j in 0..4 {
+                    let x: __m256d = _mm256_loadu_pd(chunk[4 * j..4 * j + 4].as_ptr());
+                    lo[j] = _mm256_or_pd(_mm256_min_pd(x, lo[j]), _mm256_min_pd(lo[j], x));
+                    hi[j] = _mm256_and_pd(_mm256_max_pd(x, hi[j]), _mm256_max_pd(hi[j], x));
+                }
+            },
+            |()| (),
+        );
         let (mut l, mut h) = ([0.0; LANES], [0.0; LANES]);
         for j in 0..4 {
             _mm256_storeu_pd(l[4 * j..4 * j + 4].as_mut_ptr(), lo[j]);
@@ -889,23 +911,29 @@ unsafe fn extremes_f64(xs: &[f64]) -> (f64, f64) {
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn extremes_f32(xs: &[f32]) -> (f64, f64) {
     const N: usize = 2 * LANES;
-    let (chunks, tail) = array_chunks::<f32, N>(xs);
+    let (chunks, tail) = xs.as_chunks::<N>();
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees AVX2; every load reads 8 `f32` of a
     // 32-value chunk and every store writes 8 into a 32-value array.
     let (lo, hi) = unsafe {
         let mut lo = [_mm256_set1_ps(f32::INFINITY); 4];
         let mut hi = [_mm256_set1_ps(f32::NEG_INFINITY); 4];
-        for chunk in chunks {
-            let ahead = chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
-            prefetch::<false, _>(ahead);
-            prefetch::<false, _>(ahead.wrapping_add(64));
-            for j in 0..4 {
-                let x: __m256 = _mm256_loadu_ps(chunk[8 * j..8 * j + 8].as_ptr());
-                lo[j] = _mm256_or_ps(_mm256_min_ps(x, lo[j]), _mm256_min_ps(lo[j], x));
-                hi[j] = _mm256_and_ps(_mm256_max_ps(x, hi[j]), _mm256_max_ps(hi[j], x));
-            }
-        }
+        // Comparisons are exact: nothing to flush.
+        streamed(
+            chunks,
+            (),
+            |(), chunk| {
+                let ahead = chunk.as_ptr().cast::<u8>().wrapping_add(PREFETCH);
+                prefetch::<false, _>(ahead);
+                prefetch::<false, _>(ahead.wrapping_add(64));
+                for j in 0..4 {
+                    let x: __m256 = _mm256_loadu_ps(chunk[8 * j..8 * j + 8].as_ptr());
+                    lo[j] = _mm256_or_ps(_mm256_min_ps(x, lo[j]), _mm256_min_ps(lo[j], x));
+                    hi[j] = _mm256_and_ps(_mm256_max_ps(x, hi[j]), _mm256_max_ps(hi[j], x));
+                }
+            },
+            |()| (),
+        );
         let (mut l, mut h) = ([0.0; N], [0.0; N]);
         for j in 0..4 {
             _mm256_storeu_ps(l[8 * j..8 * j + 8].as_mut_ptr(), lo[j]);

@@ -15,11 +15,12 @@
 )]
 
 use super::prefetch;
+use super::streams::streamed;
 use crate::kernels::arch::portable::PREFETCH;
 use core::arch::x86_64::{
     __m512d, _mm_loadu_si128, _mm256_castsi256_ps, _mm256_cvtepu16_epi32, _mm256_cvtph_ps,
-    _mm256_slli_epi32, _mm512_cvtps_pd, _mm512_fmadd_pd, _mm512_set1_pd, _mm512_setzero_pd,
-    _mm512_storeu_pd, _mm512_sub_pd,
+    _mm256_slli_epi32, _mm512_add_pd, _mm512_cvtps_pd, _mm512_fmadd_pd, _mm512_set1_pd,
+    _mm512_setzero_pd, _mm512_storeu_pd, _mm512_sub_pd,
 };
 
 /// Values per chunk: the AVX2 loop's sixteen lanes.
@@ -75,8 +76,8 @@ impl Chunk512 for [half::bf16; LANES] {
 ///
 /// The CPU must have AVX-512F, AVX2, FMA and F16C.
 #[target_feature(enable = "avx512f,avx2,fma,f16c")]
-pub(super) unsafe fn sums_chunks<'a, C: Chunk512 + 'a>(
-    chunks: impl Iterator<Item = &'a C>,
+pub(super) unsafe fn sums_chunks<C: Chunk512>(
+    chunks: &[C],
     shift: f64,
 ) -> ([f64; LANES], [f64; LANES]) {
     let size = core::mem::size_of::<C>();
@@ -87,9 +88,9 @@ pub(super) unsafe fn sums_chunks<'a, C: Chunk512 + 'a>(
     unsafe {
         let kv = _mm512_set1_pd(shift);
         let one = _mm512_set1_pd(core::hint::black_box(1.0));
-        let mut sums = [_mm512_setzero_pd(); 2];
-        let mut squares = [_mm512_setzero_pd(); 2];
-        for chunk in chunks {
+        let zero = _mm512_setzero_pd();
+        let mut total = [[zero; 2]; 2];
+        let step = |[mut sums, mut squares]: [[__m512d; 2]; 2], chunk: &C| {
             let ahead = core::ptr::from_ref(chunk)
                 .cast::<u8>()
                 .wrapping_add(PREFETCH);
@@ -101,7 +102,17 @@ pub(super) unsafe fn sums_chunks<'a, C: Chunk512 + 'a>(
                 *s = _mm512_fmadd_pd(d, one, *s);
                 *q = _mm512_fmadd_pd(d, d, *q);
             }
-        }
+            [sums, squares]
+        };
+        // The flush of the AVX2 loop, lane for lane.
+        let flush = |acc: [[__m512d; 2]; 2]| {
+            for (t, a) in total.iter_mut().flatten().zip(acc.iter().flatten()) {
+                *t = _mm512_add_pd(*t, *a);
+            }
+            [[zero; 2]; 2]
+        };
+        streamed(chunks, [[zero; 2]; 2], step, flush);
+        let [sums, squares] = total;
         let mut out = ([0.0; LANES], [0.0; LANES]);
         for (j, (s, q)) in sums.iter().zip(&squares).enumerate() {
             _mm512_storeu_pd(out.0[8 * j..8 * j + 8].as_mut_ptr(), *s);
