@@ -752,6 +752,11 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
     let rows = xs.len().min(dys.len()) / stride;
     let quarter = rows / 4;
     let full = width - width % ROW_STEP;
+    // Prefetching as in `rows_body_by`, in both tensors.
+    let size = core::mem::size_of::<S>();
+    let lines = (ROW_STEP * size).div_ceil(64);
+    let ahead = 2 * PREFETCH_STREAMS / (4 * size);
+    let (quads_ahead, lane_ahead) = (ahead / width, ahead % width);
     let row = |v, i| row_of(v, i, stride, start, width);
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
     let one = core::hint::black_box(1.0);
@@ -776,6 +781,21 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
         };
         let (x4, y4) = ([x0, x1, x2, x3], [y0, y1, y2, y3]);
         for j in (0..full).step_by(ROW_STEP) {
+            let target = j + lane_ahead;
+            let (ahead, lane) = if target < width {
+                (quads_ahead, target)
+            } else {
+                (quads_ahead + 1, target - width)
+            };
+            for r in 0..4 {
+                let offset = start + (r * quarter + i + ahead) * stride + lane;
+                for v in [xs.as_ptr(), dys.as_ptr()] {
+                    let next = v.wrapping_add(offset).cast::<u8>();
+                    for l in 0..lines {
+                        prefetch::<true, _>(next.wrapping_add(64 * l));
+                    }
+                }
+            }
             St::step(x4, y4, j..j + ROW_STEP, one, centre, sum_dy, sum_dyx);
         }
         St::step(x4, y4, full..width, one, centre, sum_dy, sum_dyx);
