@@ -385,17 +385,17 @@ mod tests {
 
     #[test]
     #[cfg(all(feature = "std", feature = "half", target_arch = "x86_64"))]
-    fn the_avx512_half_slices_are_the_avx2_ones_bit_for_bit() {
+    fn the_avx512_half_loops_are_the_avx2_ones_bit_for_bit() {
         // Values of a few binades about shifts that no half-precision value
         // equals, so that the deviations carry all 53 bits and their
         // squares round (a multiply and an add in place of the multiply-add
         // would show), with a subnormal, zeros of both signs and a length
-        // that leaves a tail.
+        // that leaves a tail and reads four streams, with flushes.
         if detect() != Path::Avx2Fma {
             return;
         }
         let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        let values: alloc::vec::Vec<f32> = (0..4099)
+        let values: alloc::vec::Vec<f32> = (0..17_411)
             .map(|i| {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -415,20 +415,41 @@ mod tests {
             values.iter().map(|&v| half::f16::from_f32(v)).collect();
         let b: alloc::vec::Vec<half::bf16> =
             values.iter().map(|&v| half::bf16::from_f32(v)).collect();
+        // Pairs: each slice against itself reversed.
+        let (hr, br): (alloc::vec::Vec<_>, alloc::vec::Vec<_>) = (
+            h.iter().rev().copied().collect(),
+            b.iter().rev().copied().collect(),
+        );
         let run = |wide: bool| {
             let available = x86_64::set_wide(wide);
             let sums = [
                 shifted_sums(Path::Avx2Fma, &h, 0.1),
                 shifted_sums(Path::Avx2Fma, &b, -0.3),
             ];
-            (available, sums)
+            let pairs = [
+                shifted_pair_sums(Path::Avx2Fma, &h, &hr, 0.1, -0.2),
+                shifted_pair_sums(Path::Avx2Fma, &b, &br, -0.3, 0.7),
+            ];
+            // Weighted, the reversed slice (negative values and all) as
+            // the weights.
+            let weighted = [
+                shifted_weighted_sums(Path::Avx2Fma, &h, &hr, 0.1),
+                shifted_weighted_sums(Path::Avx2Fma, &b, &br, -0.3),
+            ];
+            (available, sums, pairs, weighted)
         };
-        let (_, narrow) = run(false);
-        let (available, wide) = run(true);
+        let (_, narrow, narrow_pairs, narrow_weighted) = run(false);
+        let (available, wide, wide_pairs, wide_weighted) = run(true);
         x86_64::choose_tuning();
         if available {
             for ((s2, q2), (s5, q5)) in narrow.iter().zip(&wide) {
                 assert_eq!((s2.to_bits(), q2.to_bits()), (s5.to_bits(), q5.to_bits()));
+            }
+            for (p2, p5) in narrow_pairs.iter().zip(&wide_pairs) {
+                assert_eq!(p2.map(f64::to_bits), p5.map(f64::to_bits));
+            }
+            for (w2, w5) in narrow_weighted.iter().zip(&wide_weighted) {
+                assert_eq!(w2.map(f64::to_bits), w5.map(f64::to_bits));
             }
         }
         // Against a naive sum of the widened values, to the size of its

@@ -627,14 +627,15 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
         #[cfg(feature = "half")]
         (Elements::F16(xs), Elements::F16(ys)) => {
             let (xc, yc, done) = chunk_pairs(xs, ys);
-            // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
+            // SAFETY: the caller guarantees AVX2, FMA and F16C, and
+            // `wide` is only on after the CPU was found to have AVX-512F.
+            (unsafe { half_pair_sums(xc, yc, kx, ky) }, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ys)) => {
             let (xc, yc, done) = chunk_pairs(xs, ys);
-            // SAFETY: the caller guarantees AVX2 and FMA.
-            (unsafe { pair_sums_chunks(xc, yc, kx, ky) }, done)
+            // SAFETY: as for `f16`.
+            (unsafe { half_pair_sums(xc, yc, kx, ky) }, done)
         }
         // One element type for both slices: `S` is any one of them.
         _ => ([[0.0; 8]; 5], 0),
@@ -650,6 +651,51 @@ pub(in crate::kernels::arch) unsafe fn pair_sums<S: Element>(
         lanes[4][l] = num_traits::Float::mul_add(dx, dy, lanes[4][l]);
     }
     lanes.map(fold_lanes)
+}
+
+/// [`pair_sums_chunks`] of half-precision chunks, by the AVX-512 loop
+/// where [`wide`](super::wide) says so (the same bits): its conversions
+/// are what such pairs run short of.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[cfg(feature = "half")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn half_pair_sums<C>(xs: &[C], ys: &[C], kx: f64, ky: f64) -> [[f64; 8]; 5]
+where
+    C: Chunk + super::avx512::Chunk512,
+{
+    if super::wide() {
+        // SAFETY: `wide` is only on after the CPU was found to have
+        // AVX-512F; the caller guarantees AVX2, FMA and F16C.
+        unsafe { super::avx512::pair_sums_chunks(xs, ys, kx, ky) }
+    } else {
+        // SAFETY: the caller guarantees AVX2, FMA and F16C.
+        unsafe { pair_sums_chunks(xs, ys, kx, ky) }
+    }
+}
+
+/// [`weighted_chunks`] of half-precision chunks, by the AVX-512 loop where
+/// [`wide`](super::wide) says so (the same bits), as [`half_pair_sums`].
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[cfg(feature = "half")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn half_weighted<C>(xs: &[C], ws: &[C], k: f64) -> ([[f64; 8]; 4], f64, bool)
+where
+    C: Chunk + super::avx512::Chunk512,
+{
+    if super::wide() {
+        // SAFETY: `wide` is only on after the CPU was found to have
+        // AVX-512F; the caller guarantees AVX2, FMA and F16C.
+        unsafe { super::avx512::weighted_chunks(xs, ws, k) }
+    } else {
+        // SAFETY: the caller guarantees AVX2, FMA and F16C.
+        unsafe { weighted_chunks(xs, ws, k) }
+    }
 }
 
 /// The whole chunks of two slices of one length, and how many values of
@@ -753,14 +799,14 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
         (Elements::F16(xs), Elements::F16(ws)) => {
             let (xc, wc, done) = chunk_pairs(xs, ws);
             // SAFETY: the caller guarantees AVX2, FMA and F16C.
-            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
+            let (l, p, b) = unsafe { half_weighted(xc, wc, k) };
             (l, p, b, done)
         }
         #[cfg(feature = "half")]
         (Elements::Bf16(xs), Elements::Bf16(ws)) => {
             let (xc, wc, done) = chunk_pairs(xs, ws);
-            // SAFETY: the caller guarantees AVX2 and FMA.
-            let (l, p, b) = unsafe { weighted_chunks(xc, wc, k) };
+            // SAFETY: as for `f16`.
+            let (l, p, b) = unsafe { half_weighted(xc, wc, k) };
             (l, p, b, done)
         }
         // One element type for both slices: `S` is any one of them.

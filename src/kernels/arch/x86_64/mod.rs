@@ -1,7 +1,8 @@
 //! x86-64: the prefetch hint (baseline SSE) and, with `std` for run-time
-//! detection, the AVX2/FMA kernels, the AVX-512 slice loop, and the order
-//! in which they read a slice (`streams.rs`, safe code). With [`super`]'s
-//! routing, these are the only files of the crate with `unsafe` code.
+//! detection, the AVX2/FMA kernels, the AVX-512 half-precision loops, and
+//! the order in which they read a slice (`streams.rs`, safe code). With
+//! [`super`]'s routing, these are the only files of the crate with
+//! `unsafe` code.
 
 #[cfg(feature = "std")]
 pub(super) mod avx2;
@@ -28,7 +29,7 @@ static PREFETCHING: AtomicBool = AtomicBool::new(true);
 
 /// Whether the AVX-512 builds run: the lanes loop (per-channel
 /// statistics of channels-last data, and their gradient sums) and the
-/// slice loop for half-precision data.
+/// slice, pair and weighted loops for half-precision data.
 ///
 /// The compiler vectorises the lanes loop's element-wise body; given
 /// 512-bit registers it issues half the instructions. On AMD EPYC (Zen 4,
