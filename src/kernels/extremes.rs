@@ -8,7 +8,7 @@
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{GRAIN, block_of, blocks};
+use super::{SLICE_GRAIN, block_of, blocks};
 use crate::Float;
 use crate::float::{maximum, minimum};
 
@@ -48,7 +48,7 @@ pub(crate) fn extremes_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) ->
         }
     };
     let merge = |a: &mut Extremes, b: Extremes| a.merge(&b);
-    schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge)
+    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge)
 }
 
 /// The extremes of `xs`.

@@ -18,7 +18,7 @@
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{GRAIN, block_of, blocks, from_sums, shift_is_far};
+use super::{SLICE_GRAIN, block_of, blocks, from_sums, shift_is_far};
 use crate::Element;
 use crate::cumulative::higher_moments::HigherMoments;
 
@@ -77,7 +77,7 @@ pub(crate) fn higher_moments_on<S: Element, const FOURTH: bool>(
     }
     let leaf = |i| run::<S, FOURTH>(path, block_of(xs, i));
     let merge = |a: &mut HigherMoments<f64, FOURTH>, b: HigherMoments<f64, FOURTH>| a.merge(&b);
-    schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge)
+    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge)
 }
 
 /// Central moments of `xs`, in `f64`.

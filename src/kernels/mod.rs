@@ -52,30 +52,37 @@ pub(crate) use higher::higher_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use higher::par_higher_moments;
 
-/// Blocks below which a parallel reduction stops forking and runs the rest
-/// of its subtree on one thread (4 MiB of `f64` in slice blocks, 16 blocks
-/// of rows in the per-channel loops).
+/// Blocks of rows below which a parallel per-channel reduction stops
+/// forking and runs the rest of its subtree on one thread.
 const GRAIN: usize = 16;
+
+/// [`GRAIN`] for slice reductions, whose blocks are sixteen times longer:
+/// two blocks (1 MiB of `f64`) a thread at least.
+const SLICE_GRAIN: usize = 2;
 
 /// Rows per block of the per-channel loops (the lanes loop and the
 /// backward pass's rows): 4096 values per lane.
 pub(crate) const BLOCK: usize = 4096;
 
-/// Values per block of a slice reduction: 256 KiB of `f64`, 128 KiB of
-/// `f32`, 64 KiB of `f16`.
+/// Values per block of a slice reduction: 512 KiB of `f64`, 256 KiB of
+/// `f32`, 128 KiB of `f16`.
 ///
 /// The AVX2 kernels read a block as four streams side by side
-/// (`arch::x86_64::streams`), which is what sets the size. On the
-/// Intel Xeon, `Variance::from_slice` over 256 MiB of `f64` took 23.5 ms
-/// in blocks of 4096 values read in order, 18.8 ms in blocks of 64 KiB
-/// read as four streams, 17.6 ms in blocks of 128 KiB or 256 KiB as four
-/// streams and 18.3 ms in blocks of 128 KiB as eight; the plain sum in
-/// eight streams took 16.4–17.2 ms. The length is counted in values, not
-/// bytes, so that half-precision data is cut and summed exactly as the
-/// same values given as `f64` and gives the same bits. A block stays in
-/// L2 cache for the second pass it takes when its first value was far
-/// from its mean, and its 16 `f64` lanes hold 2048 values each.
-pub(crate) const SLICE_BLOCK: usize = 1 << 15;
+/// (`arch::x86_64::streams`), which is what sets the size: the streams
+/// gain with their length. On the Intel Xeon, `Variance::from_slice` over
+/// 256 MiB of `f64` took 23.5 ms in blocks of 4096 values read in order,
+/// 18.8 ms in blocks of 64 KiB read as four streams, and 17.0–17.6 ms in
+/// blocks of 128 KiB to 512 KiB as four (18.3 ms in blocks of 128 KiB as
+/// eight); the plain sum in eight streams took 16.4–17.2 ms. `f16` data,
+/// whose loop is shorter of arithmetic than of bandwidth, needs the
+/// longest: 0.83–0.89 of its plain sum in blocks of 32768 values (four
+/// streams of 16 KiB), 0.92–0.95 in blocks of 65536 (four of 32 KiB). The
+/// length is counted in values, not bytes, so that half-precision data is
+/// cut and summed exactly as the same values given as `f64` and gives the
+/// same bits. A block stays in L2 cache for the second pass it takes when
+/// its first value was far from its mean; its lanes are flushed every
+/// 4096 values (`arch::portable::FLUSH_CHUNKS`).
+pub(crate) const SLICE_BLOCK: usize = 1 << 16;
 
 /// Block `i` of `xs`.
 #[inline]
@@ -206,7 +213,7 @@ pub(crate) fn moments_on<S: Element>(path: Path, schedule: Schedule, xs: &[S]) -
         return Moments::default();
     }
     let leaf = |i| run_moments(path, block_of(xs, i));
-    schedule.tree(0, blocks(xs.len()), GRAIN, &leaf, &merge_moments)
+    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge_moments)
 }
 
 /// Raw co-moments of the pairs of `xs` and `ys` (equal lengths) on a given
@@ -223,7 +230,7 @@ pub(crate) fn comoments_on<S: Element>(
     }
     let leaf = |i| run_comoments(path, block_of(xs, i), block_of(ys, i));
     let merge = |a: &mut CoMoments<f64>, b: CoMoments<f64>| a.merge(&b);
-    schedule.tree(0, blocks(len), GRAIN, &leaf, &merge)
+    schedule.tree(0, blocks(len), SLICE_GRAIN, &leaf, &merge)
 }
 
 /// Raw co-moments of the pairs of `xs` and `ys` (equal lengths), in `f64`.
@@ -321,7 +328,7 @@ pub(crate) fn weighted_moments_on<S: Element, const SPREAD: bool>(
             _ => None,
         };
     };
-    schedule.tree(0, blocks(len), GRAIN, &leaf, &merge)
+    schedule.tree(0, blocks(len), SLICE_GRAIN, &leaf, &merge)
 }
 
 /// Raw moments of `xs`, in `f64`.

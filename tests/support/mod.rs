@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 /// Values in one block of the kernels' slice reductions, whatever their
 /// type. Hostile data puts its outliers at multiples of it, where blocks
 /// start; a unit test checks the number against the kernels' own.
-pub const BLOCK_F64: usize = 32768;
+pub const BLOCK_F64: usize = 65536;
 
 /// splitmix64: a tiny deterministic generator.
 pub struct SplitMix(pub u64);

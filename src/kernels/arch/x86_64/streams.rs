@@ -22,7 +22,7 @@ const STREAM_CHUNKS: usize = 256;
 ///
 /// The chunks are read as four streams side by side when there are four
 /// times [`STREAM_CHUNKS`] (a whole block of a slice reduction has
-/// eight), as two when there are twice as many, else in order: they fall
+/// sixteen), as two when there are twice as many, else in order: they fall
 /// into equal parts, read one chunk of each part in turn, and those left
 /// over come last.
 ///
@@ -32,7 +32,8 @@ const STREAM_CHUNKS: usize = 256;
 /// buffers. Four streams of 32 KiB or more kept more lines in flight and
 /// ran the `f64` kernels 20–30 % faster; four of 16 KiB gained about half
 /// as much, eight of 16 KiB less, and streams of 4 KiB or less lost
-/// bandwidth. The lanes sum the same values as in order, in another order.
+/// bandwidth (see `SLICE_BLOCK`). The lanes sum the same values as in
+/// order, in another order.
 #[inline(always)]
 pub(super) fn streamed<C, A>(
     chunks: &[C],
