@@ -245,6 +245,54 @@ impl<S: Element, const FMA: bool> RowStep<S> for Widening<FMA> {
     }
 }
 
+/// Where the lanes loops ask for cache lines ahead: `PREFETCH_STREAMS`
+/// bytes of reading order ahead of each step, per stream, one prefetch
+/// per line the step reads.
+struct Lookahead {
+    /// Lines a step of [`ROW_STEP`] lanes reads in one row.
+    lines: usize,
+    /// Rows ahead (in each quarter) that the lookahead lands in...
+    rows: usize,
+    /// ...and the lane offset there, before the step's own.
+    lane: usize,
+    width: usize,
+}
+
+impl Lookahead {
+    /// The lookahead of a loop over rows of `width` lanes of `S`.
+    #[inline(always)]
+    fn new<S>(width: usize) -> Self {
+        let size = core::mem::size_of::<S>();
+        // Lanes ahead in the loop's reading order (4 values per lane).
+        let ahead = 2 * PREFETCH_STREAMS / (4 * size);
+        Self {
+            lines: (ROW_STEP * size).div_ceil(64),
+            rows: ahead / width.max(1),
+            lane: ahead % width.max(1),
+            width,
+        }
+    }
+
+    /// Rows ahead and lane that the step at lane `j` asks for.
+    #[inline(always)]
+    fn at(&self, j: usize) -> (usize, usize) {
+        let target = j + self.lane;
+        if target < self.width {
+            (self.rows, target)
+        } else {
+            (self.rows + 1, target - self.width)
+        }
+    }
+
+    /// Asks for the lines a step will read at `next`.
+    #[inline(always)]
+    fn prefetch(&self, next: *const u8) {
+        for l in 0..self.lines {
+            prefetch::<true, _>(next.wrapping_add(64 * l));
+        }
+    }
+}
+
 /// [`rows_body`] with the step of four rows given: [`Widening`], which
 /// widens each value as it goes, or one that widens a step's values by an
 /// instruction the portable code cannot name (F16C) and then takes
@@ -263,12 +311,7 @@ pub(super) fn rows_body_by<S: Element, const FMA: bool, St: RowStep<S>>(
     if width == 0 || s.len() != width || q.len() != width {
         return;
     }
-    let size = core::mem::size_of::<S>();
-    let lines = (ROW_STEP * size).div_ceil(64);
-    // Lanes ahead in the loop's reading order (4 values per lane), and
-    // where that lands: `quads_ahead` quads on, at lane offset `lane_ahead`.
-    let ahead = 2 * PREFETCH_STREAMS / (4 * size);
-    let (quads_ahead, lane_ahead) = (ahead / width, ahead % width);
+    let look = Lookahead::new::<S>(width);
     let full = width - width % ROW_STEP;
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
     let one = core::hint::black_box(1.0);
@@ -289,20 +332,10 @@ pub(super) fn rows_body_by<S: Element, const FMA: bool, St: RowStep<S>>(
         };
         let rows = [r0, r1, r2, r3];
         for j in (0..full).step_by(ROW_STEP) {
-            let target = j + lane_ahead;
-            let (ahead, lane) = if target < width {
-                (quads_ahead, target)
-            } else {
-                (quads_ahead + 1, target - width)
-            };
+            let (ahead, lane) = look.at(j);
             for r in 0..4 {
-                let next = slab
-                    .as_ptr()
-                    .wrapping_add(start + (r * quarter + i + ahead) * stride + lane)
-                    .cast::<u8>();
-                for l in 0..lines {
-                    prefetch::<true, _>(next.wrapping_add(64 * l));
-                }
+                let offset = start + (r * quarter + i + ahead) * stride + lane;
+                look.prefetch(slab.as_ptr().wrapping_add(offset).cast());
             }
             St::step(rows, j..j + ROW_STEP, one, shift, s, q);
         }
@@ -753,10 +786,7 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
     let quarter = rows / 4;
     let full = width - width % ROW_STEP;
     // Prefetching as in `rows_body_by`, in both tensors.
-    let size = core::mem::size_of::<S>();
-    let lines = (ROW_STEP * size).div_ceil(64);
-    let ahead = 2 * PREFETCH_STREAMS / (4 * size);
-    let (quads_ahead, lane_ahead) = (ahead / width, ahead % width);
+    let look = Lookahead::new::<S>(width);
     let row = |v, i| row_of(v, i, stride, start, width);
     // 1, hidden from the optimiser so that `x·1 + y` stays a multiply-add.
     let one = core::hint::black_box(1.0);
@@ -781,20 +811,11 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
         };
         let (x4, y4) = ([x0, x1, x2, x3], [y0, y1, y2, y3]);
         for j in (0..full).step_by(ROW_STEP) {
-            let target = j + lane_ahead;
-            let (ahead, lane) = if target < width {
-                (quads_ahead, target)
-            } else {
-                (quads_ahead + 1, target - width)
-            };
+            let (ahead, lane) = look.at(j);
             for r in 0..4 {
                 let offset = start + (r * quarter + i + ahead) * stride + lane;
-                for v in [xs.as_ptr(), dys.as_ptr()] {
-                    let next = v.wrapping_add(offset).cast::<u8>();
-                    for l in 0..lines {
-                        prefetch::<true, _>(next.wrapping_add(64 * l));
-                    }
-                }
+                look.prefetch(xs.as_ptr().wrapping_add(offset).cast());
+                look.prefetch(dys.as_ptr().wrapping_add(offset).cast());
             }
             St::step(x4, y4, j..j + ROW_STEP, one, centre, sum_dy, sum_dyx);
         }

@@ -75,6 +75,22 @@ impl Chunk512 for [half::bf16; LANES] {
     }
 }
 
+/// Adds each sum of `acc` into `total`, and returns the cleared sums: the
+/// flush of [`streamed`], lane for lane as in the AVX2 loops.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F.
+#[inline(always)]
+unsafe fn fold_into<const N: usize>(total: &mut [__m512d; N], acc: [__m512d; N]) -> [__m512d; N] {
+    for (t, a) in total.iter_mut().zip(acc) {
+        // SAFETY: the caller guarantees AVX-512F.
+        *t = unsafe { _mm512_add_pd(*t, a) };
+    }
+    // SAFETY: the caller guarantees AVX-512F.
+    [unsafe { _mm512_setzero_pd() }; N]
+}
+
 /// Per-lane `Σd` and `Σd²` over whole chunks, `d = x − shift`, prefetching
 /// `PREFETCH` bytes ahead once per cache line where prefetching is on.
 ///
@@ -95,34 +111,27 @@ pub(super) unsafe fn sums_chunks<C: Chunk512>(
         let kv = _mm512_set1_pd(shift);
         let one = _mm512_set1_pd(core::hint::black_box(1.0));
         let zero = _mm512_setzero_pd();
-        let mut total = [[zero; 2]; 2];
-        let step = |[mut sums, mut squares]: [[__m512d; 2]; 2], chunk: &C| {
+        // Two registers of sums, then two of squares.
+        let mut total = [zero; 4];
+        let step = |mut acc: [__m512d; 4], chunk: &C| {
             let ahead = core::ptr::from_ref(chunk)
                 .cast::<u8>()
                 .wrapping_add(PREFETCH);
             for line in (0..size).step_by(64) {
                 prefetch::<false, _>(ahead.wrapping_add(line));
             }
-            for (j, (s, q)) in sums.iter_mut().zip(squares.iter_mut()).enumerate() {
+            for j in 0..2 {
                 let d = _mm512_sub_pd(chunk.oct(j), kv);
-                *s = _mm512_fmadd_pd(d, one, *s);
-                *q = _mm512_fmadd_pd(d, d, *q);
+                acc[j] = _mm512_fmadd_pd(d, one, acc[j]);
+                acc[2 + j] = _mm512_fmadd_pd(d, d, acc[2 + j]);
             }
-            [sums, squares]
+            acc
         };
-        // The flush of the AVX2 loop, lane for lane.
-        let flush = |acc: [[__m512d; 2]; 2]| {
-            for (t, a) in total.iter_mut().flatten().zip(acc.iter().flatten()) {
-                *t = _mm512_add_pd(*t, *a);
-            }
-            [[zero; 2]; 2]
-        };
-        streamed(chunks, [[zero; 2]; 2], step, flush);
-        let [sums, squares] = total;
+        streamed(chunks, [zero; 4], step, |acc| fold_into(&mut total, acc));
         let mut out = ([0.0; LANES], [0.0; LANES]);
-        for (j, (s, q)) in sums.iter().zip(&squares).enumerate() {
-            _mm512_storeu_pd(out.0[8 * j..8 * j + 8].as_mut_ptr(), *s);
-            _mm512_storeu_pd(out.1[8 * j..8 * j + 8].as_mut_ptr(), *q);
+        for j in 0..2 {
+            _mm512_storeu_pd(out.0[8 * j..8 * j + 8].as_mut_ptr(), total[j]);
+            _mm512_storeu_pd(out.1[8 * j..8 * j + 8].as_mut_ptr(), total[2 + j]);
         }
         out
     }
@@ -170,13 +179,7 @@ pub(super) unsafe fn pair_sums_chunks<C: Chunk512>(
             }
             acc
         };
-        // The flush of the AVX2 loop, lane for lane.
-        let flush = |acc: [__m512d; 5]| {
-            for (t, a) in total.iter_mut().zip(acc) {
-                *t = _mm512_add_pd(*t, a);
-            }
-            [zero; 5]
-        };
+        let flush = |acc| fold_into(&mut total, acc);
         streamed_pairs(xs, ys, [zero; 5], step, flush);
         let mut out = [[0.0; 8]; 5];
         for (dst, v) in out.iter_mut().zip(total) {
@@ -230,13 +233,7 @@ pub(super) unsafe fn weighted_chunks<C: Chunk512>(
             }
             acc
         };
-        // The flush of the AVX2 loop, lane for lane.
-        let flush = |acc: [__m512d; 4]| {
-            for (t, a) in total.iter_mut().zip(acc) {
-                *t = _mm512_add_pd(*t, a);
-            }
-            [zero; 4]
-        };
+        let flush = |acc| fold_into(&mut total, acc);
         streamed_pairs(xs, ws, [zero; 4], step, flush);
         let mut out = [[0.0; 8]; 4];
         for (dst, v) in out.iter_mut().zip(total) {
