@@ -40,6 +40,23 @@ pub(super) trait Chunk512 {
     ///
     /// The CPU must have AVX-512F and F16C.
     unsafe fn oct(&self, j: usize) -> __m512d;
+
+    /// Asks for the cache lines ahead of this chunk, as the AVX2 loops'
+    /// chunks do: `PREFETCH` bytes into L2 in a loop over one slice,
+    /// `PREFETCH_STREAMS` into L1 in one over two (`SEVERAL`).
+    #[inline(always)]
+    fn prefetch<const SEVERAL: bool>(&self)
+    where
+        Self: Sized,
+    {
+        let distance = if SEVERAL { PREFETCH_STREAMS } else { PREFETCH };
+        let ahead = core::ptr::from_ref(self)
+            .cast::<u8>()
+            .wrapping_add(distance);
+        for line in (0..core::mem::size_of::<Self>()).step_by(64) {
+            prefetch::<SEVERAL, _>(ahead.wrapping_add(line));
+        }
+    }
 }
 
 #[cfg(feature = "half")]
@@ -102,7 +119,6 @@ pub(super) unsafe fn sums_chunks<C: Chunk512>(
     chunks: &[C],
     shift: f64,
 ) -> ([f64; LANES], [f64; LANES]) {
-    let size = core::mem::size_of::<C>();
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees the features all these intrinsics
     // need; they compute on registers, and `oct` and the stores access
@@ -114,12 +130,7 @@ pub(super) unsafe fn sums_chunks<C: Chunk512>(
         // Two registers of sums, then two of squares.
         let mut total = [zero; 4];
         let step = |mut acc: [__m512d; 4], chunk: &C| {
-            let ahead = core::ptr::from_ref(chunk)
-                .cast::<u8>()
-                .wrapping_add(PREFETCH);
-            for line in (0..size).step_by(64) {
-                prefetch::<false, _>(ahead.wrapping_add(line));
-            }
+            chunk.prefetch::<false>();
             for j in 0..2 {
                 let d = _mm512_sub_pd(chunk.oct(j), kv);
                 acc[j] = _mm512_fmadd_pd(d, one, acc[j]);
@@ -152,7 +163,6 @@ pub(super) unsafe fn pair_sums_chunks<C: Chunk512>(
     kx: f64,
     ky: f64,
 ) -> [[f64; 8]; 5] {
-    let size = core::mem::size_of::<C>();
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees the features all these intrinsics
     // need; they compute on registers, and `oct` and the stores access
@@ -162,12 +172,8 @@ pub(super) unsafe fn pair_sums_chunks<C: Chunk512>(
         let zero = _mm512_setzero_pd();
         let mut total = [zero; 5];
         let step = |mut acc: [__m512d; 5], x: &C, y: &C| {
-            for v in [core::ptr::from_ref(x), core::ptr::from_ref(y)] {
-                let ahead = v.cast::<u8>().wrapping_add(PREFETCH_STREAMS);
-                for line in (0..size).step_by(64) {
-                    prefetch::<true, _>(ahead.wrapping_add(line));
-                }
-            }
+            x.prefetch::<true>();
+            y.prefetch::<true>();
             for j in 0..2 {
                 let dx = _mm512_sub_pd(x.oct(j), kxv);
                 let dy = _mm512_sub_pd(y.oct(j), kyv);
@@ -203,7 +209,6 @@ pub(super) unsafe fn weighted_chunks<C: Chunk512>(
     ws: &[C],
     k: f64,
 ) -> ([[f64; 8]; 4], f64, bool) {
-    let size = core::mem::size_of::<C>();
     #[allow(unused_unsafe)]
     // SAFETY: the caller guarantees the features all these intrinsics
     // need; they compute on registers, and `oct` and the stores access
@@ -214,12 +219,8 @@ pub(super) unsafe fn weighted_chunks<C: Chunk512>(
         let mut total = [zero; 4];
         let (mut positive, mut bad) = (0_u64, 0_u8);
         let step = |mut acc: [__m512d; 4], x: &C, w: &C| {
-            for v in [core::ptr::from_ref(x), core::ptr::from_ref(w)] {
-                let ahead = v.cast::<u8>().wrapping_add(PREFETCH_STREAMS);
-                for line in (0..size).step_by(64) {
-                    prefetch::<true, _>(ahead.wrapping_add(line));
-                }
-            }
+            x.prefetch::<true>();
+            w.prefetch::<true>();
             for j in 0..2 {
                 let wv = w.oct(j);
                 let d = _mm512_sub_pd(x.oct(j), kv);
