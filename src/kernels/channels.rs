@@ -294,6 +294,9 @@ pub(crate) fn channel_moments_on<S: Element>(
             let slab = shape.slabs(xs, o, o + 1);
             within.map(channels, |c| {
                 let run = slab.get(c * inner..(c + 1) * inner).unwrap_or(&[]);
+                if let Some(next) = slab.get((c + 1) * inner..(c + 2) * inner) {
+                    arch::warm(path, next);
+                }
                 moments_on(path, within, run)
             })
         };

@@ -77,6 +77,12 @@ pub(crate) fn channel_grad_sums_on<S: Element>(
             let mut sums = (vec![0.0; channels], vec![0.0; channels]);
             let runs = xo.chunks_exact(inner).zip(yo.chunks_exact(inner));
             for (c, (x, y)) in runs.enumerate() {
+                if let (Some(nx), Some(ny)) = (
+                    xo.get((c + 1) * inner..(c + 2) * inner),
+                    yo.get((c + 1) * inner..(c + 2) * inner),
+                ) {
+                    arch::warm_pairs(path, nx, ny);
+                }
                 let k = centre.get(c).copied().unwrap_or(f64::NAN);
                 let [_, dy, _, _, dyx] = arch::shifted_pair_sums(path, x, y, k, 0.0);
                 sums.0[c] = dy;

@@ -9,7 +9,7 @@ pub(super) mod avx2;
 #[cfg(all(feature = "std", feature = "half"))]
 mod avx512;
 #[cfg(feature = "std")]
-mod streams;
+pub(super) mod streams;
 
 use core::sync::atomic::{AtomicBool, Ordering};
 

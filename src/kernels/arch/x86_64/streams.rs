@@ -44,6 +44,33 @@ pub(super) fn streamed<C, A>(
     parted::<C, C, A, 4>(chunks, chunks, acc, |a, c, _| step(a, c), flush)
 }
 
+/// Lines [`warm`] asks for at the start of each part.
+const WARM_LINES: usize = 4;
+
+/// Asks for the first lines of each part that [`streamed`] (or, with
+/// `MOST` 2, [`streamed_pairs`]) will read `n` chunks of `chunk` bytes
+/// from `p` in, into L2, when it reads them as several streams: a loop
+/// that goes from one run to the next (the channels of a tensor) then
+/// finds the next run's streams started rather than cold. A hint, that
+/// never faults.
+#[inline(always)]
+pub(in crate::kernels::arch) fn warm<const MOST: usize>(p: *const u8, n: usize, chunk: usize) {
+    let parts = if MOST >= 4 && n >= 4 * STREAM_CHUNKS {
+        4
+    } else if n >= 2 * STREAM_CHUNKS {
+        2
+    } else {
+        // One stream, which goes on from the end of the run before.
+        return;
+    };
+    let part = n / parts * chunk;
+    for k in 0..parts {
+        for line in 0..WARM_LINES {
+            super::prefetch::<false, _>(p.wrapping_add(k * part + 64 * line));
+        }
+    }
+}
+
 /// [`streamed`] over the chunks of two slices side by side (`xs` sets the
 /// length and the parts), in at most two parts each: four streams in
 /// all. (Eight, two slices in four parts, ran `WeightedVariance` of
