@@ -18,6 +18,7 @@
 //! the steps of "Adding a statistic" in ARCHITECTURE.md.
 
 mod extrema;
+mod lanes;
 mod moving_average;
 mod moving_min_max;
 mod moving_quantile;

@@ -45,6 +45,28 @@ impl<F: Copy> Ring<F> {
         self.buf.len() == self.window
     }
 
+    /// The position of the oldest value once full: how many values have
+    /// been pushed into the full ring since it last wrapped (0 while
+    /// filling).
+    pub(crate) fn head(&self) -> usize {
+        self.head
+    }
+
+    /// When the oldest value's position is below `end`, which is below the
+    /// window, puts `x` in its place and returns it; otherwise changes
+    /// nothing and returns `None`. The position never wraps here, so a
+    /// caller can tell the wrap, which [`push`](Self::push) does, from
+    /// every other push.
+    #[inline]
+    pub(crate) fn replace_below(&mut self, end: usize, x: F) -> Option<F> {
+        if self.head >= end {
+            return None;
+        }
+        let oldest = core::mem::replace(self.buf.get_mut(self.head)?, x);
+        self.head += 1;
+        Some(oldest)
+    }
+
     /// When the ring is full, puts `x` in place of the oldest value and
     /// returns that; otherwise changes nothing and returns `None`.
     #[inline]

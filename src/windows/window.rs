@@ -10,14 +10,20 @@
 //! # Why it never drifts
 //!
 //! Adding and removing values forever would let rounding errors pile up. So
-//! a second accumulator, `fresh`, takes only the values pushed since the last
-//! refresh (additions only, no removals). After `window` such pushes the
-//! window holds exactly those values, and `fresh` replaces `total`. The error
-//! in `total` therefore comes from at most `window` additions and `window`
-//! add/remove pairs, whatever the number of pushes. `fresh` keeps only the
-//! sum: M2 is computed afresh from the window's values when `fresh` takes
-//! over (a two-pass, O(window) once per `window` pushes), which costs less
-//! than updating a second M2 on every push and is exact to rounding.
+//! the statistics are taken afresh from the values every `window` pushes:
+//! once the window is full, the ring's head wraps every `window` pushes, and
+//! at that moment the window holds exactly the values pushed since the last
+//! wrap, in order, in one slice. The sum is recomputed from them in
+//! compensated lanes and M2 by a two-pass (`lanes.rs`): O(window) once per
+//! `window` pushes, a fraction of a cycle per push, and cheaper than a
+//! second running sum fed on every push. The error in `total` therefore
+//! comes from at most `window` add/remove pairs, whatever the number of
+//! pushes.
+//!
+//! Every other push into a full window of finite values, with no re-base or
+//! check due, takes a fast path: one comparison of the head against
+//! `fast_until`, the replacement, the sums. The wrap, non-finite values,
+//! filling and re-bases take the slow path.
 //!
 //! # The sums and the shift
 //!
@@ -65,9 +71,8 @@
 //! rest: a window of 3 holding −1, 0 and 2 after `−7e227` read a mean of 0
 //! instead of 1/3). So on the push after each re-base, when the value that
 //! set the old shift leaves, the window checks whether those errors reach
-//! an ulp of the sum, and when they do, takes the sum afresh: one push in
-//! `window` takes the slow path, and on ordinary data the check never
-//! fires.
+//! an ulp of the sum, and when they do, takes the sum afresh. On ordinary
+//! data the check never fires.
 //!
 //! Values so large that the sums could overflow (near `f64::MAX`) are
 //! handled the same way: an overflow triggers a rebuild in which every
@@ -77,6 +82,7 @@
 //! `MovingVariance`'s mean is `MovingAverage`'s bit for bit, and a variance
 //! too large to represent is +∞, never NaN.
 
+use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
 #[cfg(feature = "serde")]
@@ -119,13 +125,11 @@ fn scale_for<F: Float>(max_abs: F, limit: F) -> F {
 /// Statistics of a multiset of finite values that supports adding and
 /// removing values.
 pub(crate) trait WindowStats<F>: Default + Clone {
-    /// The number of values in the set.
-    fn count(&self) -> usize;
     /// Adds a finite value.
     fn add(&mut self, x: F);
-    /// Adds a finite value to a set that only ever grows from empty (the
-    /// `fresh` accumulator), where the shift need not be taken from the
-    /// data until the set takes over the window.
+    /// Adds a finite value to a set that only ever grows from empty (a
+    /// time window's `fresh` accumulator), where the shift need not be
+    /// taken from the data until the set takes over the window.
     #[inline]
     fn add_fresh(&mut self, x: F) {
         self.add(x);
@@ -137,9 +141,13 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn took_over<I: DoubleEndedIterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         let _ = values;
     }
+    /// The set is now exactly `values`, all finite, oldest first:
+    /// recomputes the statistics from them, with the shift on the newest.
+    /// O(n), once per `window` pushes.
+    fn refresh(&mut self, values: &[F]);
     /// Removes a finite value that was added earlier.
     fn remove(&mut self, x: F);
-    /// Removes `old` and adds `new`, both finite.
+    /// Removes `old`, a finite value of the set, and adds `new`, finite.
     fn replace(&mut self, old: F, new: F);
     /// Moves the shift onto `x`, a finite value of the set, without
     /// changing the statistics. O(1).
@@ -227,6 +235,21 @@ impl<F: Float> ShiftedSum<F> {
         self.lo = self.lo + (err + e);
     }
 
+    /// Replaces `old`, a value of the set, by `new`: the sum moves by
+    /// exactly `(new − old)·scale`, whatever the shift. Returns that
+    /// difference rounded.
+    #[inline]
+    fn moved(&mut self, old: F, new: F) -> F {
+        debug_assert!(self.count > 0);
+        let (d, e) = if self.scale == F::one() {
+            two_diff(new, old)
+        } else {
+            two_diff(new * self.scale, old * self.scale)
+        };
+        self.accumulate_pair(d, e);
+        d
+    }
+
     /// Σ(x·scale − shift), rounded once.
     #[inline]
     fn total(&self) -> F {
@@ -287,11 +310,6 @@ impl<F: Float> ShiftedSum<F> {
 
 impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     #[inline]
-    fn count(&self) -> usize {
-        self.count
-    }
-
-    #[inline]
     fn add(&mut self, x: F) {
         if self.count == 0 {
             *self = Self {
@@ -316,6 +334,21 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.accumulate(x);
     }
 
+    /// The plain sum Σx in lanes, exact up to `ε²` terms, then moved onto
+    /// the newest value exactly.
+    fn refresh(&mut self, values: &[F]) {
+        let (hi, lo) = compensated_sum(values);
+        *self = Self {
+            count: values.len(),
+            hi,
+            lo,
+            ..Self::default()
+        };
+        if let Some(&newest) = values.last() {
+            self.rebase(newest);
+        }
+    }
+
     #[inline]
     fn remove(&mut self, x: F) {
         if self.count <= 1 {
@@ -334,13 +367,7 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         if self.count == 0 {
             return self.add(new);
         }
-        // The sum moves by exactly `new − old`, whatever the shift.
-        let (d, e) = if self.scale == F::one() {
-            two_diff(new, old)
-        } else {
-            two_diff(new * self.scale, old * self.scale)
-        };
-        self.accumulate_pair(d, e);
+        self.moved(old, new);
     }
 
     /// Σ(x − K') = Σ(x − K) − n·(K' − K), with `K' − K` and its product by
@@ -470,11 +497,6 @@ impl<F: Float> ShiftedMoments<F> {
 
 impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     #[inline]
-    fn count(&self) -> usize {
-        self.sum.count
-    }
-
-    #[inline]
     fn add(&mut self, x: F) {
         let before = self.sum.offset();
         self.sum.add(x);
@@ -499,6 +521,25 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             self.sum.rebase(newest);
         }
         self.rebuild(values);
+    }
+
+    /// The sum as [`ShiftedSum`] takes it, then M2 by a two-pass in lanes
+    /// (the general one when anything overflows).
+    fn refresh(&mut self, values: &[F]) {
+        self.sum.refresh(values);
+        let each = || values.iter().copied();
+        if self.sum.needs_rebuild() {
+            return self.rebuild(each);
+        }
+        self.count_changed();
+        let m2 = squared_deviations(values, self.sum.shift, self.sum.offset());
+        if m2.is_finite() {
+            self.dev_scale = F::one();
+            self.m2 = m2;
+            self.churn = m2;
+        } else {
+            self.m2_afresh(each);
+        }
     }
 
     #[inline]
@@ -534,9 +575,11 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         let before = self.sum.total() * inv;
         let y_old = old * self.sum.scale - self.sum.shift;
         let y_new = new * self.sum.scale - self.sum.shift;
-        self.sum.replace(old, new);
+        // The difference of the deviations is `new − old`, which the sum
+        // forms rounded once.
+        let d = self.sum.moved(old, new);
         let after = self.sum.total() * inv;
-        self.update(self.product(y_new - y_old, (y_new - after) + (y_old - before)));
+        self.update(self.product(d, (y_new - after) + (y_old - before)));
     }
 
     fn rebase(&mut self, x: F) {
@@ -670,11 +713,12 @@ pub(crate) struct Window<F, S> {
     non_finite: NonFinite,
     /// Statistics of the finite values in the window.
     total: S,
-    /// Statistics of the finite values pushed since the last refresh; only
-    /// fed while the window is full.
-    fresh: S,
-    /// Pushes into a full window since the last refresh.
-    since_refresh: usize,
+    /// While the ring's head (the pushes into the full window since it
+    /// last wrapped) is below this, a finite push takes the fast path:
+    /// `window − 1` when the window is full of finite values and no re-base
+    /// or watch is due, else 0. The push that wraps the head always takes
+    /// the slow path, which refreshes the statistics.
+    fast_until: usize,
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
@@ -698,8 +742,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             ring: Ring::new(window),
             non_finite: NonFinite::default(),
             total: S::default(),
-            fresh: S::default(),
-            since_refresh: 0,
+            fast_until: 0,
             rebase_pending: false,
             watch: false,
             policy: Policy::default(),
@@ -735,44 +778,24 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
 
     #[inline]
     pub(crate) fn push(&mut self, x: F) {
-        let finite = x.is_finite();
-        // The common case first: a full window, finite values in and out,
-        // no re-base or refresh due.
-        if finite
-            && !(self.rebase_pending | self.watch)
-            && self.since_refresh + 1 < self.ring.window()
-            && let Some(old) = self.ring.replace_oldest(x)
+        // The common case first: a full window of finite values, a finite
+        // value in, no re-base, watch or refresh due.
+        if x.is_finite()
+            && let Some(old) = self.ring.replace_below(self.fast_until, x)
         {
-            if old.is_finite() {
-                self.total.replace(old, x);
-                self.fresh.add_fresh(x);
-                self.since_refresh += 1;
-                if self.total.needs_rebuild() {
-                    self.rebuild();
-                }
-                return;
+            self.total.replace(old, x);
+            if self.total.needs_rebuild() {
+                self.rebuild();
             }
-            return self.after_replacing(old, x);
+            return;
         }
-        self.push_slow(x, finite);
-    }
-
-    /// The rest of a push whose value replaced a non-finite one.
-    #[cold]
-    #[inline(never)]
-    fn after_replacing(&mut self, old: F, x: F) {
-        *self.non_finite.slot(old) -= 1;
-        self.total.add(x);
-        self.fresh.add_fresh(x);
-        self.since_refresh += 1;
-        if self.total.needs_rebuild() {
-            self.rebuild();
-        }
+        self.push_slow(x);
     }
 
     /// Every other push: filling, non-finite values, a refresh or a
     /// re-base due.
-    fn push_slow(&mut self, x: F, finite: bool) {
+    fn push_slow(&mut self, x: F) {
+        let finite = x.is_finite();
         let watched = core::mem::replace(&mut self.watch, false);
         match self.ring.push(x) {
             None => {
@@ -800,20 +823,8 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                         *self.non_finite.slot(x) += 1;
                     }
                 }
-                if finite {
-                    self.fresh.add_fresh(x);
-                }
-                self.since_refresh += 1;
-                if self.since_refresh == self.ring.window() {
-                    // The window now holds exactly the values in `fresh`,
-                    // whose shift is the oldest of them.
-                    debug_assert_eq!(self.fresh.count(), self.total.count());
-                    self.total = core::mem::take(&mut self.fresh);
-                    let ring = &self.ring;
-                    self.total
-                        .took_over(|| ring.iter().filter(|x| x.is_finite()));
-                    self.since_refresh = 0;
-                    self.rebase_pending = true;
+                if self.ring.head() == 0 {
+                    self.refresh();
                 }
             }
         }
@@ -835,6 +846,30 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         } else if self.total.needs_rebuild() {
             self.rebuild();
         }
+        let fast = self.ring.is_full()
+            && !(self.rebase_pending | self.watch)
+            && self.non_finite.is_empty(false);
+        self.fast_until = if fast { self.ring.window() - 1 } else { 0 };
+    }
+
+    /// The head has wrapped: every value in the window was pushed since the
+    /// last refresh, and the statistics are taken afresh from them, with
+    /// the shift on the newest (finite) value. O(window), once per
+    /// `window` pushes.
+    #[cold]
+    #[inline(never)]
+    fn refresh(&mut self) {
+        let (values, _) = self.ring.as_slices();
+        let newest_is_finite = values.last().is_some_and(|x| x.is_finite());
+        if self.non_finite.is_empty(false) {
+            self.total.refresh(values);
+        } else {
+            let ring = &self.ring;
+            self.total.resum(|| ring.iter().filter(|x| x.is_finite()));
+        }
+        // A shift on an older finite value may leave before the next
+        // refresh: the next finite value pushed takes it over.
+        self.rebase_pending = !newest_is_finite;
     }
 
     /// Moves the shift onto `x`, which stays in the window until the next
@@ -873,8 +908,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.ring.clear();
         self.non_finite = NonFinite::default();
         self.total = S::default();
-        self.fresh = S::default();
-        self.since_refresh = 0;
+        self.fast_until = 0;
         self.rebase_pending = false;
         self.watch = false;
     }
@@ -979,7 +1013,7 @@ mod tests {
         assert_eq!(s.mean(), 5.0);
         s.remove(9.0);
         s.remove(1.0);
-        assert_eq!(s.count(), 0);
+        assert_eq!(s.count, 0);
         assert_eq!(s.mean(), 0.0);
         // The next value becomes the new shift.
         s.add(-3.0);
@@ -1031,7 +1065,7 @@ mod tests {
         }
         m.remove(6.0);
         m.remove(1.0);
-        assert_eq!(m.count(), 1);
+        assert_eq!(m.sum.count, 1);
         assert_eq!(m.variance(1.0), 0.0);
     }
 
@@ -1057,17 +1091,57 @@ mod tests {
     #[test]
     fn refresh_happens_every_window_pushes_once_full() {
         let mut w = Window::<f64, ShiftedSum<f64>>::new(4).unwrap();
-        for x in 0..4 {
+        for x in 0..4_i32 {
             w.push(f64::from(x));
-            assert_eq!(w.since_refresh, 0);
+            assert_eq!(w.ring.head(), 0);
         }
-        for x in 4..12 {
+        // Filling moved the shift onto the newest value and set a watch:
+        // the next push is a slow one.
+        assert_eq!(w.fast_until, 0);
+        for x in 4..12_i32 {
             w.push(f64::from(x));
-            assert_eq!(w.since_refresh, (x - 3) as usize % 4);
+            let head = usize::try_from(x - 3).unwrap() % 4;
+            assert_eq!(w.ring.head(), head);
+            // Only the push that wraps the head refreshes; the others may
+            // take the fast path up to it.
+            assert_eq!(w.fast_until, 3);
+            if head == 0 {
+                // Refreshed: the shift is the newest value.
+                assert_eq!(w.total.shift, f64::from(x));
+            }
         }
-        // After a refresh the shift is the newest value in the window.
         assert_eq!(w.total.shift, 11.0);
         assert_eq!(w.mean(), Some(9.5));
+    }
+
+    #[test]
+    fn a_refresh_takes_the_sum_afresh_from_the_values() {
+        // A sum that went through many replacements of huge values holds
+        // the window's values exactly after the refresh, shifted by the
+        // newest one.
+        let mut w = Window::<f64, ShiftedMoments<f64>>::new(8).unwrap();
+        for i in 0..64_i32 {
+            w.push(if i % 3 == 0 {
+                1e15
+            } else {
+                f64::from(i) * 0.25
+            });
+        }
+        assert_eq!(w.ring.head(), 0);
+        let values: Vec<f64> = w.iter().collect();
+        let mut fresh = ShiftedMoments::<f64>::default();
+        for &x in &values {
+            fresh.add(x);
+        }
+        assert_eq!(w.total.sum.shift, values[7]);
+        assert_eq!(w.total.sum.mean(), fresh.sum.mean());
+        // The last eight pushes: 14, 1e15, 14.5, 14.75, 1e15, 15.25, 15.5,
+        // 1e15. Exact fractions: the mean is 1500000000000037/4, M2 is
+        // 14999999999999556000000000003297/8.
+        assert_eq!(values[..4], [14.0, 1e15, 14.5, 14.75]);
+        assert_eq!(w.total.sum.mean(), 375_000_000_000_009.25);
+        let exact_m2 = 1.874_999_999_999_944_5e30;
+        assert!((w.total.m2 - exact_m2).abs() <= 8.0 * f64::EPSILON * exact_m2);
     }
 
     #[test]
