@@ -572,9 +572,17 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         // The count does not change: the kept reciprocal serves the mean
         // before and after (a division is the costliest step of a push).
         let inv = self.inv_count;
+        let shift = self.sum.shift;
         let before = self.sum.total() * inv;
-        let y_old = old * self.sum.scale - self.sum.shift;
-        let y_new = new * self.sum.scale - self.sum.shift;
+        if self.sum.scale == F::one() && self.dev_scale == F::one() {
+            // Every value but a huge one: no scaling.
+            let (d, e) = two_diff(new, old);
+            self.sum.accumulate_pair(d, e);
+            let after = self.sum.total() * inv;
+            return self.update(d * (((new - shift) - after) + ((old - shift) - before)));
+        }
+        let y_old = old * self.sum.scale - shift;
+        let y_new = new * self.sum.scale - shift;
         // The difference of the deviations is `new − old`, which the sum
         // forms rounded once.
         let d = self.sum.moved(old, new);
