@@ -9,21 +9,22 @@
 //!
 //! # Why it never drifts
 //!
-//! Adding and removing values forever would let rounding errors pile up. So
-//! the statistics are taken afresh from the values every `window` pushes:
-//! once the window is full, the ring's head wraps every `window` pushes, and
-//! at that moment the window holds exactly the values pushed since the last
-//! wrap, in order, in one slice. The sum is recomputed from them in
-//! compensated lanes and M2 by a two-pass (`lanes.rs`): O(window) once per
-//! `window` pushes, a fraction of a cycle per push, and cheaper than a
-//! second running sum fed on every push. The error in `total` therefore
-//! comes from at most `window` add/remove pairs, whatever the number of
-//! pushes.
+//! Adding and removing values forever would let rounding errors pile up.
+//! The sums below are compensated, so a replacement costs the sum an
+//! error of order `ε²` of its size, and M2 watches its own cancellation
+//! ([Rebuilds](#rebuilds)). On top of that the statistics are taken afresh
+//! from the values every [`REFRESH_PUSHES`] pushes (or every `window`
+//! pushes for longer windows): once the window is full, the ring's head
+//! wraps every `window` pushes, and at that moment the window holds exactly
+//! the values pushed since the last wrap, in order, in one slice. The sum
+//! is recomputed from them in compensated lanes and M2 by a two-pass
+//! (`lanes.rs`), a fraction of an instruction per push.
 //!
-//! Every other push into a full window of finite values, with no re-base or
-//! check due, takes a fast path: one comparison of the head against
-//! `fast_until`, the replacement, the sums. The wrap, non-finite values,
-//! filling and re-bases take the slow path.
+//! Every push into a full window of finite values, but the one that wraps
+//! the head and those after a non-finite value, takes a fast path: one
+//! comparison of the head against `fast_until`, the replacement, the sums
+//! and their checks. Filling, non-finite values and the wrap take the slow
+//! path.
 //!
 //! # The sums and the shift
 //!
@@ -31,17 +32,29 @@
 //! `hi + lo`. Every value enters as its rounded shifted value, added with
 //! Knuth's error-free TwoSum, plus the rounding error of the subtraction
 //! itself; a replacement adds the exact difference `x_new − x_old`. So the
-//! pair holds the exact sum up to `ε²` terms whatever `K` is, and the mean
-//! `K + Σ/n` is within an ulp or so of the exact mean of the window as long
-//! as `K` is of the size of the values in it.
+//! pair holds the exact sum up to the roundings of `lo`, whatever `K` is,
+//! and the mean `K + Σ/n` is within an ulp or so of the exact mean of the
+//! window as long as `K` is of the size of the values in it.
 //!
 //! The shift is therefore kept on a value that is in the window: when the
 //! value that set it leaves (the first value, once the window is full; the
-//! oldest value, at every refresh), the shift moves onto the value just
-//! pushed, which stays until the next refresh. The move is exact and O(1):
-//! Σ(x − K') = Σ(x − K) − n·(K' − K), with `K' − K` and its product by `n`
-//! formed without rounding. An outlier that set the shift costs no digits
-//! once it has left.
+//! newest value at the last wrap, at every wrap), the shift moves onto the
+//! value just pushed, which stays until the next wrap. The move is exact to
+//! those same roundings and O(1): Σ(x − K') = Σ(x − K) − n·(K' − K), with
+//! `K' − K` and its product by `n` formed without rounding.
+//!
+//! The roundings of `lo` are the pair's only error, at most `ε/2·|lo|`
+//! each, so the pair keeps their sum, `Σ|lo|` since it was last taken
+//! afresh, and checks it on every push against the size of what it is read
+//! at, `n·|K| + |Σ|`. On ordinary data `lo` holds some `ε` of the sum and
+//! the check never fires. It fires when values far larger than the rest
+//! have gone through: their sums need more than two words, `lo` carries
+//! their low words, and what the small values add is rounded off at that
+//! size. While the large values are in the window that is below an ulp of
+//! the sum; the push at which they have left (or the shift has moved off
+//! an outlier) finds the sum small against `Σ|lo|` and takes it afresh.
+//! (Without that check, a window of 5 that had held `1e300`, `3e299 +
+//! 7e283` and `−1.3e300` read a mean of 1.1 for values whose mean is 0.7.)
 //!
 //! [`ShiftedMoments`] adds M2 = Σ(x − x̄)² with Welford's update for
 //! additions, its inverse for removals, and the sliding update
@@ -57,30 +70,21 @@
 //! [`M2_CANCELLATION`] times M2, M2 is recomputed from the values in the
 //! window (a two-pass from the exact mean), so its error stays within a few
 //! dozen ulps. This costs O(window) and fires only when M2 has fallen by
-//! that factor since it was last computed: on stationary `U(0, 1)` data two
-//! or three times per million pushes with a window of 20 and never with a
-//! window of 1000 (measured), about once per value that leaves and is much
-//! larger than the rest, and a bounded number of times per factor-8 fall in
-//! a decaying signal.
-//!
-//! The compensated sum has a limit of its own: while the shift is a value
-//! far larger than the others (an outlier first), every term carries a
-//! rounding error of the shift's size into the pair's low part, whose own
-//! rounding is then ε² of the outlier. Once the outlier has left, that can
-//! exceed an ulp of the sum of what is left (an outlier some 1/ε times the
-//! rest: a window of 3 holding −1, 0 and 2 after `−7e227` read a mean of 0
-//! instead of 1/3). So on the push after each re-base, when the value that
-//! set the old shift leaves, the window checks whether those errors reach
-//! an ulp of the sum, and when they do, takes the sum afresh. On ordinary
-//! data the check never fires.
+//! that factor since it was last computed: about once per value that
+//! leaves and is much larger than the rest, a bounded number of times per
+//! factor-8 fall in a decaying signal, and on stationary data once every
+//! five to seven windows' worth of pushes, as the churn of ordinary
+//! updates adds up (`U(0, 1)`: 9362 times per million pushes with a window
+//! of 20, 136 times with a window of 1000; measured).
 //!
 //! Values so large that the sums could overflow (near `f64::MAX`) are
-//! handled the same way: an overflow triggers a rebuild in which every
-//! value is multiplied by a power of two small enough that the sum cannot
-//! overflow, so a representable mean stays finite. M2 brings its deviations
-//! down by a power of two of its own when their squares would overflow, so
-//! `MovingVariance`'s mean is `MovingAverage`'s bit for bit, and a variance
-//! too large to represent is +∞, never NaN.
+//! handled the same way: an overflow (a NaN in the pair, which fails the
+//! check) triggers a rebuild in which every value is multiplied by a power
+//! of two small enough that the sum cannot overflow, so a representable
+//! mean stays finite. M2 brings its deviations down by a power of two of
+//! its own when their squares would overflow, so `MovingVariance`'s mean is
+//! `MovingAverage`'s bit for bit, and a variance too large to represent is
+//! +∞, never NaN.
 
 use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
@@ -104,6 +108,16 @@ fn count_to<F: Float>(n: usize) -> F {
 fn two_diff<F: Float>(a: F, b: F) -> (F, F) {
     two_sum(a, -b)
 }
+
+/// A window takes its statistics afresh from its values at the first wrap
+/// of its head after this many pushes into it (and so at every wrap when
+/// the window is longer). Between refreshes every replacement adds an
+/// exact difference to a compensated sum, whose error grows by `ε²` of the
+/// sum per push, and M2's error is held by its cancellation check
+/// ([`M2_CANCELLATION`]); the refresh bounds the rest. A power of two well
+/// above the windows people use, so the O(window) refresh costs a small
+/// fraction of an instruction per push.
+const REFRESH_PUSHES: usize = 1 << 16;
 
 /// A rebuild of M2 is due when the sum of the magnitudes of its updates
 /// since it was last computed afresh — its rounding error is a few ulps of
@@ -156,18 +170,12 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     /// over the values can restore: a sum that overflowed, or (for M2) a
     /// cancellation. Cheap: checked on every push.
     fn needs_rebuild(&self) -> bool;
-    /// Whether the sums' rounding errors may have reached an ulp of the
-    /// sum: after a shift on a value some 1/ε times the others, once that
-    /// value has left. Only a pass over the values restores the sum. Not
-    /// cheap: the window asks on the push after each re-base, when the
-    /// value that set the old shift leaves.
-    fn drifted(&self) -> bool;
     /// Recomputes what [`needs_rebuild`](Self::needs_rebuild) found
     /// unreliable from `values()`, the finite values of the set, oldest
     /// first. O(n); `values` is called more than once.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I);
-    /// Recomputes everything from `values()`, the sum included: what
-    /// [`drifted`](Self::drifted) calls for. O(n).
+    /// Recomputes everything from `values()`, the sum included (a refresh
+    /// of a window that holds non-finite values). O(n).
     fn resum<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         self.rebuild(values);
     }
@@ -186,6 +194,9 @@ pub(crate) trait WindowStats<F>: Default + Clone {
 #[derive(Clone, Debug)]
 pub(crate) struct ShiftedSum<F> {
     count: usize,
+    /// `count·|shift|`: with `|hi|`, the size of the sum an error is
+    /// measured against.
+    magnitude: F,
     /// A value from the set, scaled; 0 when empty.
     shift: F,
     hi: F,
@@ -195,6 +206,14 @@ pub(crate) struct ShiftedSum<F> {
     scale: F,
     /// `1 / scale`, exactly.
     unscale: F,
+    /// `Σ|lo|` over every update since the pair was last taken afresh: each
+    /// update of `lo` rounds by at most `ε/2·|lo|`, so the pair is within
+    /// `ε·lo_churn` of the exact sum (see [`needs_rebuild`]). Kept apart
+    /// from `magnitude` in memory, so that the compiler does not load the
+    /// two as one vector right after storing this one.
+    ///
+    /// [`needs_rebuild`]: WindowStats::needs_rebuild
+    lo_churn: F,
 }
 
 impl<F: Float> Default for ShiftedSum<F> {
@@ -204,6 +223,8 @@ impl<F: Float> Default for ShiftedSum<F> {
             shift: F::zero(),
             hi: F::zero(),
             lo: F::zero(),
+            lo_churn: F::zero(),
+            magnitude: F::zero(),
             scale: F::one(),
             unscale: F::one(),
         }
@@ -223,6 +244,14 @@ impl<F: Float> ShiftedSum<F> {
         let (s, err) = two_sum(self.hi, y);
         self.hi = s;
         self.lo = self.lo + err;
+        self.lo_churn = self.lo_churn + self.lo.abs();
+    }
+
+    /// Sets [`magnitude`](Self::magnitude) after the count or the shift
+    /// changed.
+    #[inline]
+    fn remeasure(&mut self) {
+        self.magnitude = count_to::<F>(self.count) * self.shift.abs();
     }
 
     /// Adds `y + e`, where `e` is far below `y` (the rounding error of a
@@ -233,6 +262,7 @@ impl<F: Float> ShiftedSum<F> {
         let (s, err) = two_sum(self.hi, y);
         self.hi = s;
         self.lo = self.lo + (err + e);
+        self.lo_churn = self.lo_churn + self.lo.abs();
     }
 
     /// Replaces `old`, a value of the set, by `new`: the sum moves by
@@ -272,12 +302,6 @@ impl<F: Float> ShiftedSum<F> {
         (self.shift + self.offset()) * self.unscale
     }
 
-    /// Whether the pair overflowed (an overflow makes `lo` NaN).
-    #[inline]
-    fn overflowed(&self) -> bool {
-        !self.lo.is_finite()
-    }
-
     /// The sum of `values()` with `scale`, shifted by the newest value.
     fn of_values<I: Iterator<Item = F>>(
         values: &impl Fn() -> I,
@@ -300,6 +324,7 @@ impl<F: Float> ShiftedSum<F> {
             unscale: F::one() / scale,
             ..Self::default()
         };
+        sum.remeasure();
         for x in values() {
             let (y, e) = sum.shifted(x);
             sum.accumulate_pair(y, e);
@@ -315,11 +340,13 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
             *self = Self {
                 count: 1,
                 shift: x,
+                magnitude: x.abs(),
                 ..Self::default()
             };
             return;
         }
         self.count += 1;
+        self.remeasure();
         let (y, e) = self.shifted(x);
         self.accumulate_pair(y, e);
     }
@@ -330,6 +357,7 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     #[inline]
     fn add_fresh(&mut self, x: F) {
         debug_assert!(self.shift == F::zero() && self.scale == F::one());
+        // The shift is 0, and so is the magnitude.
         self.count += 1;
         self.accumulate(x);
     }
@@ -337,11 +365,12 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     /// The plain sum Σx in lanes, exact up to `ε²` terms, then moved onto
     /// the newest value exactly.
     fn refresh(&mut self, values: &[F]) {
-        let (hi, lo) = compensated_sum(values);
+        let (hi, lo, lo_churn) = compensated_sum(values);
         *self = Self {
             count: values.len(),
             hi,
             lo,
+            lo_churn,
             ..Self::default()
         };
         if let Some(&newest) = values.last() {
@@ -357,6 +386,7 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
             return;
         }
         self.count -= 1;
+        self.remeasure();
         // The same `y + e` as when `x` was added: it leaves exactly.
         let (y, e) = self.shifted(x);
         self.accumulate_pair(-y, -e);
@@ -384,25 +414,22 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         let p_err = n.mul_add(d, -p);
         self.accumulate_pair(-p, -(p_err + n * d_err));
         self.shift = shift;
+        self.remeasure();
     }
 
+    /// The pair is within `ε·lo_churn` of the exact sum; it is read
+    /// within an ulp or so of `magnitude + |hi|` (the mean within an ulp of
+    /// the window's values), so more than that calls for the sum afresh.
+    /// That happens when values far larger than the rest have passed
+    /// through (their sums' low words rounded off what the small values
+    /// added) and left, or when the pair overflowed (NaN fails the test);
+    /// on ordinary data `lo_churn` is some `ε` of the sum after millions
+    /// of pushes.
     #[inline]
     fn needs_rebuild(&self) -> bool {
-        self.overflowed()
-    }
-
-    /// Every term the pair took while the shift was a value far from the
-    /// rest (an outlier first) carried a rounding error of the shift's size
-    /// into `lo`, and `lo` rounds at its own size. While that value is in
-    /// the set the sum is as large and those errors do not matter; once it
-    /// has left they may: after at most about `4n` terms since the sum was
-    /// last taken afresh, the sum is off by up to `4n·ε·|lo|`, to compare
-    /// with an ulp of what it is read at, `n·|shift| + |Σ|`. True only
-    /// after a value some 1/ε times the others.
-    #[cold]
-    fn drifted(&self) -> bool {
-        let n = count_to::<F>(self.count);
-        self.lo.abs() * F::from_f64(4.0) * n > n * self.shift.abs() + self.total().abs()
+        // An overflow's NaN fails the comparison too.
+        let bounded = self.lo_churn <= self.magnitude + self.hi.abs();
+        !bounded
     }
 
     /// The sum afresh (after an overflow, or a huge value that has left),
@@ -601,10 +628,6 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         !(self.churn <= limit && self.m2 < F::infinity()) || self.sum.needs_rebuild()
     }
 
-    fn drifted(&self) -> bool {
-        self.sum.drifted()
-    }
-
     /// M2 afresh; the sum too only when it overflowed, by [`ShiftedSum`]'s
     /// own rule, so the mean stays `MovingAverage`'s bit for bit.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
@@ -724,16 +747,15 @@ pub(crate) struct Window<F, S> {
     /// While the ring's head (the pushes into the full window since it
     /// last wrapped) is below this, a finite push takes the fast path:
     /// `window − 1` when the window is full of finite values and no re-base
-    /// or watch is due, else 0. The push that wraps the head always takes
-    /// the slow path, which refreshes the statistics.
+    /// is pending, else 0. The push that wraps the head always takes the
+    /// slow path, which moves the shift or refreshes the statistics.
     fast_until: usize,
+    /// Pushes into the full window since the statistics were last taken
+    /// afresh, counted at each wrap.
+    since_refresh: usize,
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
-    /// The shift just moved: the next push, which drops the value that set
-    /// the old one, takes the slow path and asks `total` whether a huge
-    /// value's rounding errors now matter (see `WindowStats::drifted`).
-    watch: bool,
     /// NaN policy and readiness.
     policy: Policy,
 }
@@ -751,8 +773,8 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             non_finite: NonFinite::default(),
             total: S::default(),
             fast_until: 0,
+            since_refresh: 0,
             rebase_pending: false,
-            watch: false,
             policy: Policy::default(),
         })
     }
@@ -787,7 +809,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     #[inline]
     pub(crate) fn push(&mut self, x: F) {
         // The common case first: a full window of finite values, a finite
-        // value in, no re-base, watch or refresh due.
+        // value in, no re-base pending and no wrap due.
         if x.is_finite()
             && let Some(old) = self.ring.replace_below(self.fast_until, x)
         {
@@ -800,11 +822,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.push_slow(x);
     }
 
-    /// Every other push: filling, non-finite values, a refresh or a
-    /// re-base due.
+    /// Every other push: filling, non-finite values, the wrap, a re-base
+    /// or a check due.
     fn push_slow(&mut self, x: F) {
         let finite = x.is_finite();
-        let watched = core::mem::replace(&mut self.watch, false);
         match self.ring.push(x) {
             None => {
                 if finite {
@@ -832,38 +853,45 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     }
                 }
                 if self.ring.head() == 0 {
-                    self.refresh();
+                    // The head wrapped: the value the shift moved onto at
+                    // the last wrap, the newest then, has just left.
+                    self.since_refresh = self.since_refresh.saturating_add(self.ring.window());
+                    if self.since_refresh >= REFRESH_PUSHES {
+                        self.since_refresh = 0;
+                        self.refresh();
+                    } else {
+                        self.rebase_pending = true;
+                    }
                 }
             }
         }
         if self.rebase_pending {
             if finite {
-                // `x` stays until the next refresh.
-                self.rebase(x);
+                // `x` stays until the next wrap.
+                self.total.rebase(x);
+                self.rebase_pending = false;
             } else if let Some(v) = self.ring.iter().rev().find(|v| v.is_finite()) {
                 // Meanwhile the newest finite value, which is in the
-                // window now (the shift's owner may have left); the next
-                // finite value takes over for the rest of the refresh.
+                // window now; the next finite value takes over until the
+                // next wrap.
                 self.total.rebase(v);
-                self.watch = true;
             }
         }
-        if watched && self.total.drifted() {
-            let ring = &self.ring;
-            self.total.resum(|| ring.iter().filter(|x| x.is_finite()));
-        } else if self.total.needs_rebuild() {
+        // A shift that moved off a value far from the rest, or that value
+        // leaving, shows here (see `ShiftedSum::needs_rebuild`).
+        if self.total.needs_rebuild() {
             self.rebuild();
         }
-        let fast = self.ring.is_full()
-            && !(self.rebase_pending | self.watch)
-            && self.non_finite.is_empty(false);
+        let fast = self.ring.is_full() && !self.rebase_pending && self.non_finite.is_empty(false);
         self.fast_until = if fast { self.ring.window() - 1 } else { 0 };
     }
 
-    /// The head has wrapped: every value in the window was pushed since the
-    /// last refresh, and the statistics are taken afresh from them, with
-    /// the shift on the newest (finite) value. O(window), once per
-    /// `window` pushes.
+    /// The head has wrapped and at least [`REFRESH_PUSHES`] values have
+    /// been pushed since the last refresh: the window holds exactly the
+    /// values pushed since the last wrap, and the statistics are taken
+    /// afresh from them, with the shift on the newest (finite) value.
+    /// O(window), at most once per [`REFRESH_PUSHES`] pushes unless the
+    /// window is longer.
     #[cold]
     #[inline(never)]
     fn refresh(&mut self) {
@@ -876,18 +904,8 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             self.total.resum(|| ring.iter().filter(|x| x.is_finite()));
         }
         // A shift on an older finite value may leave before the next
-        // refresh: the next finite value pushed takes it over.
+        // wrap: the next finite value pushed takes it over.
         self.rebase_pending = !newest_is_finite;
-    }
-
-    /// Moves the shift onto `x`, which stays in the window until the next
-    /// refresh. O(1), once per `window` pushes.
-    #[cold]
-    #[inline(never)]
-    fn rebase(&mut self, x: F) {
-        self.total.rebase(x);
-        self.rebase_pending = false;
-        self.watch = true;
     }
 
     /// Recomputes the statistics of the window from its values.
@@ -917,8 +935,8 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.non_finite = NonFinite::default();
         self.total = S::default();
         self.fast_until = 0;
+        self.since_refresh = 0;
         self.rebase_pending = false;
-        self.watch = false;
     }
 
     pub(crate) fn window(&self) -> usize {
@@ -1097,29 +1115,41 @@ mod tests {
     }
 
     #[test]
-    fn refresh_happens_every_window_pushes_once_full() {
+    fn the_shift_moves_at_every_wrap_and_the_sums_refresh_after_enough_pushes() {
         let mut w = Window::<f64, ShiftedSum<f64>>::new(4).unwrap();
         for x in 0..4_i32 {
             w.push(f64::from(x));
             assert_eq!(w.ring.head(), 0);
         }
-        // Filling moved the shift onto the newest value and set a watch:
-        // the next push is a slow one.
-        assert_eq!(w.fast_until, 0);
+        // Filling moved the shift onto the newest value at once.
+        assert_eq!(w.total.shift, 3.0);
+        assert_eq!(w.fast_until, 3);
         for x in 4..12_i32 {
             w.push(f64::from(x));
             let head = usize::try_from(x - 3).unwrap() % 4;
             assert_eq!(w.ring.head(), head);
-            // Only the push that wraps the head refreshes; the others may
-            // take the fast path up to it.
+            // Every push but the one that wraps may take the fast path.
             assert_eq!(w.fast_until, 3);
             if head == 0 {
-                // Refreshed: the shift is the newest value.
+                // Wrapped: the shift is the newest value.
                 assert_eq!(w.total.shift, f64::from(x));
+                assert_eq!(w.since_refresh, usize::try_from(x - 3).unwrap());
             }
         }
-        assert_eq!(w.total.shift, 11.0);
         assert_eq!(w.mean(), Some(9.5));
+        // At the wrap that completes REFRESH_PUSHES pushes into the full
+        // window (8 so far), the sums are taken afresh and the count starts
+        // again.
+        for i in 0..REFRESH_PUSHES - 8 {
+            w.push(f64::from(u16::try_from(i % 1000).unwrap()));
+            if w.ring.head() == 0 && i + 1 < REFRESH_PUSHES - 8 {
+                assert!(w.since_refresh > 0);
+            }
+        }
+        assert_eq!(w.ring.head(), 0);
+        assert_eq!(w.since_refresh, 0);
+        // The last four: 65524..=65527 mod 1000.
+        assert_eq!(w.mean(), Some(525.5));
     }
 
     #[test]
@@ -1128,14 +1158,16 @@ mod tests {
         // the window's values exactly after the refresh, shifted by the
         // newest one.
         let mut w = Window::<f64, ShiftedMoments<f64>>::new(8).unwrap();
-        for i in 0..64_i32 {
+        for i in 0..8 + REFRESH_PUSHES {
             w.push(if i % 3 == 0 {
                 1e15
             } else {
-                f64::from(i) * 0.25
+                f64::from(u8::try_from(i % 64).unwrap()) * 0.25
             });
         }
-        assert_eq!(w.ring.head(), 0);
+        // The push that completed REFRESH_PUSHES into the full window
+        // wrapped the head and refreshed.
+        assert_eq!((w.ring.head(), w.since_refresh), (0, 0));
         let values: Vec<f64> = w.iter().collect();
         let mut fresh = ShiftedMoments::<f64>::default();
         for &x in &values {
@@ -1143,12 +1175,12 @@ mod tests {
         }
         assert_eq!(w.total.sum.shift, values[7]);
         assert_eq!(w.total.sum.mean(), fresh.sum.mean());
-        // The last eight pushes: 14, 1e15, 14.5, 14.75, 1e15, 15.25, 15.5,
-        // 1e15. Exact fractions: the mean is 1500000000000037/4, M2 is
-        // 14999999999999556000000000003297/8.
-        assert_eq!(values[..4], [14.0, 1e15, 14.5, 14.75]);
-        assert_eq!(w.total.sum.mean(), 375_000_000_000_009.25);
-        let exact_m2 = 1.874_999_999_999_944_5e30;
+        // The last eight pushes: 0, 0.25, 1e15, 0.75, 1, 1e15, 1.5, 1.75.
+        // Exact fractions: the mean is 8000000000000021/32, M2 is
+        // 191999999999999664000000000000447/128.
+        assert_eq!(values[..4], [0.0, 0.25, 1e15, 0.75]);
+        assert_eq!(w.total.sum.mean(), 8_000_000_000_000_021.0 / 32.0);
+        let exact_m2 = 1.499_999_999_999_997_4e30;
         assert!((w.total.m2 - exact_m2).abs() <= 8.0 * f64::EPSILON * exact_m2);
     }
 

@@ -817,3 +817,85 @@ fn a_huge_value_costs_no_digits_once_it_has_left() {
         }
     }
 }
+
+#[test]
+fn values_beyond_the_sums_precision_leave_no_trace_once_gone() {
+    // Three huge values whose sums need more than two words (1e300,
+    // 3e299 + 7e283, −1.3e300) enter a window of ones at every position of
+    // the head's cycle; once they have left, the window holds only ones and
+    // halves, whose mean and variance are exact fractions. The sums' low
+    // word held the huge values' rounding residue, far above what the small
+    // values added, and a mean read 1.1 instead of 0.7 in a window of 5
+    // before the sums checked what their low word's roundings may have
+    // cost.
+    for window in [3_usize, 5, 64, 1000] {
+        for start in (0..window).step_by(window.div_ceil(7)) {
+            let mut both = (
+                MovingAverage::<f64>::new(window).unwrap(),
+                MovingVariance::<f64>::new(window).unwrap(),
+            );
+            for _ in 0..window + start {
+                both.push(1.0);
+            }
+            for huge in [1e300, 3e299 + 7e283, -1.3e300] {
+                both.push(huge);
+            }
+            // Ones until the huge values are gone, then halves one by one.
+            for _ in 0..window {
+                both.push(1.0);
+            }
+            let (avg, var) = &mut both;
+            for halves in 1..=window.min(40) as i64 {
+                avg.push(0.5);
+                var.push(0.5);
+                let n = window as i64;
+                // Σx = (n − h) + h/2 = (2n − h)/2; Σx² = (4n − 3h)/4.
+                let mean = frac(2 * n - halves, 2 * n);
+                let pop = frac(halves * (n - halves), 4 * n * n);
+                let what = format!("window {window}, start {start}, {halves} halves");
+                assert_ulps(avg.mean().unwrap(), mean, 2.0, &format!("mean, {what}"));
+                assert_eq!(var.mean(), avg.mean(), "{what}");
+                let got = var.population_variance().unwrap();
+                assert!(
+                    (got - pop).abs() <= 1e-12 * pop,
+                    "variance, {what}: {got} vs {pop}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_time_window_forgets_values_beyond_its_sums_precision() {
+    // The same three huge values through a time window of `span` seconds,
+    // one sample a second: once they have left, only ones and halves.
+    // Before the sums checked their low word's roundings, such windows read
+    // means off by up to half their value.
+    for samples in [5_i64, 1000] {
+        let mut w = momenta::TimeWindow::<f64>::new(samples as f64 - 0.5).unwrap();
+        let mut t = 0.0;
+        let mut push = |w: &mut momenta::TimeWindow<f64>, x: f64| {
+            w.push_at(t, x).unwrap();
+            t += 1.0;
+        };
+        let values = std::iter::repeat_n(1.0, samples as usize)
+            .chain([1e300, 3e299 + 7e283, -1.3e300])
+            .chain(std::iter::repeat_n(1.0, samples as usize));
+        for x in values {
+            push(&mut w, x);
+        }
+        for halves in 1..=3 {
+            push(&mut w, 0.5);
+            assert_eq!(w.len(), samples as usize);
+            let mean = frac(2 * samples - halves, 2 * samples);
+            let pop = frac(halves * (samples - halves), 4 * samples * samples);
+            let what = format!("{samples} samples, {halves} halves");
+            assert_ulps(w.mean().unwrap(), mean, 2.0, &format!("mean, {what}"));
+            let got = w.population_variance().unwrap();
+            assert!(
+                (got - pop).abs() <= 1e-12 * pop,
+                "variance, {what}: {got} vs {pop}"
+            );
+        }
+    }
+}
