@@ -117,7 +117,12 @@ fn two_diff<F: Float>(a: F, b: F) -> (F, F) {
 /// ([`M2_CANCELLATION`]); the refresh bounds the rest. A power of two well
 /// above the windows people use, so the O(window) refresh costs a small
 /// fraction of an instruction per push.
+#[cfg(not(fuzzing))]
 const REFRESH_PUSHES: usize = 1 << 16;
+/// Under the fuzzer, whose inputs hold a few hundred pushes, a refresh
+/// every 64 pushes, so that it reaches the refresh and what follows.
+#[cfg(fuzzing)]
+const REFRESH_PUSHES: usize = 1 << 6;
 
 /// A rebuild of M2 is due when the sum of the magnitudes of its updates
 /// since it was last computed afresh — its rounding error is a few ulps of
@@ -1182,6 +1187,37 @@ mod tests {
         assert_eq!(w.total.sum.mean(), 8_000_000_000_000_021.0 / 32.0);
         let exact_m2 = 1.499_999_999_999_997_4e30;
         assert!((w.total.m2 - exact_m2).abs() <= 8.0 * f64::EPSILON * exact_m2);
+    }
+
+    #[test]
+    fn a_refresh_over_non_finite_values_recovers_exactly_once_they_leave() {
+        // At the refresh the ring holds a NaN, and the newest value, which
+        // the shift would move onto, is +∞: the sums are taken from the
+        // finite values, and the next finite value takes the shift.
+        let n = 8 + REFRESH_PUSHES;
+        let value = |i: usize| match n.checked_sub(i) {
+            Some(3) => f64::NAN,
+            Some(1) => f64::INFINITY,
+            _ => f64::from(u8::try_from(i % 16).unwrap()) * 0.25,
+        };
+        let mut w = Window::<f64, ShiftedMoments<f64>>::new(8).unwrap();
+        for i in 0..n {
+            w.push(value(i));
+        }
+        assert_eq!((w.ring.head(), w.since_refresh), (0, 0));
+        assert!(w.rebase_pending);
+        assert!(w.finite_stats().is_none());
+        for i in n..n + 8 {
+            w.push(value(i));
+        }
+        // Eight small multiples of 1/4: the two-pass formula is exact.
+        let values: Vec<f64> = w.iter().collect();
+        assert!(values.iter().all(|x| x.is_finite()));
+        let (mean, m2) = naive(&values);
+        let stats = w.finite_stats().unwrap();
+        assert_eq!(stats.sum.mean(), mean);
+        assert_eq!(stats.m2, m2);
+        assert_eq!(w.fast_until, 7);
     }
 
     #[test]
