@@ -186,3 +186,32 @@ fn ops_window_a_huge_value_that_was_not_the_shift_keeps_the_means_equal() {
         "{got} vs {want}"
     );
 }
+
+/// ops_window, once its mean was checked against the window's own values
+/// (not the last two windows', and not only below 1e150): two values near
+/// −5.5e303 whose sum needs more than two words, then 83, −1 and 0 in a
+/// window of 3, read a mean of 83 instead of 82/3: the sums' low word had
+/// rounded 83 off at the huge values' size. Input: `[Push(-5.486124068793689e303),
+/// Push(-5.4858347467129835e303), PushSmall(83), PushSmall(-1), Push(0.0)]`.
+#[test]
+fn ops_window_small_values_after_huge_ones_keep_their_mean() {
+    let mut a = momenta::MovingAverage::<f64>::new(3).unwrap();
+    let mut v = momenta::MovingVariance::<f64>::new(3).unwrap();
+    for x in [
+        -5.486_124_068_793_689e303,
+        -5.485_834_746_712_983_5e303,
+        83.0,
+        -1.0,
+        0.0,
+    ] {
+        a.push(x);
+        v.push(x);
+    }
+    let mean = 82.0 / 3.0;
+    assert!((a.mean().unwrap() - mean).abs() <= 2.0 * f64::EPSILON * mean);
+    assert_eq!(v.mean(), a.mean());
+    // M2 of 83, −1, 0 is 13946/3 (Σx² − (Σx)²/3 = 6890 − 6724/3).
+    let pop = 13946.0 / 9.0;
+    let got = v.population_variance().unwrap();
+    assert!((got - pop).abs() <= 1e-13 * pop, "{got} vs {pop}");
+}
