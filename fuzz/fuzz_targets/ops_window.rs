@@ -181,13 +181,9 @@ fn check(ma: &MovingAverage<f64>, mv: &MovingVariance<f64>, model: &Model) {
         (mean - exact_mean).abs() <= tol,
         "mean {mean:e} vs {exact_mean:e} (tolerance {tol:e})"
     );
-    // The variance's rounding is relative to the recent values, and only
-    // checked while their squares are far from overflowing.
-    let scale = model
-        .recent
-        .iter()
-        .filter(|x| x.is_finite())
-        .fold(0.0_f64, |m, x| m.max(x.abs()));
+    // The variance's rounding is relative to the values in the window too,
+    // and only checked while their squares are far from overflowing.
+    let scale = in_window;
     if scale >= TAME {
         return;
     }
