@@ -9,7 +9,7 @@
 //! length, fullness; the mean against a compensated sum over the window,
 //! within a tolerance relative to the values in the window (whatever has
 //! passed through before); the population variance against the two-pass
-//! formula, within a tolerance relative to the recent magnitudes; the NaN/±∞ rules; a variance
+//! formula, within a tolerance relative to the same values; the NaN/±∞ rules; a variance
 //! that is never negative; and the minimum, maximum and median against a
 //! sort of the window, bit for bit.
 #![no_main]
