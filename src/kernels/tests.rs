@@ -187,6 +187,12 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
         (1, 300, 63),
         (1, 600, 255),
         (1, 50, 256),
+        // Runs long enough to go two at a time (`PAIR_MIN`): an odd
+        // channel count (the last one alone), runs of several blocks, and
+        // one outer position (a layer norm's long rows).
+        (4, 5, 8192 + 3),
+        (2, 2, 3 * 65536 + 7),
+        (1, 3, 9000),
     ] {
         let (xs, exact) = channel_data(outer, channels, inner, 4);
         for path in paths() {
@@ -195,6 +201,26 @@ fn channel_moments_are_exact_to_1e_14_in_both_layouts() {
                 &exact,
             );
         }
+    }
+}
+
+#[test]
+fn a_non_finite_value_in_one_of_two_runs_read_together_stays_in_its_channel() {
+    // Runs of 8193 go two at a time; a NaN in channel 1 and an infinity
+    // in channel 2 (each with a partner) leave channels 0 and 3 exact.
+    let (outer, channels, inner) = (2, 4, 8193);
+    let (mut xs, exact) = channel_data(outer, channels, inner, 9);
+    xs[inner + 17] = f64::NAN;
+    xs[channels * inner + 2 * inner + 5] = f64::INFINITY;
+    for path in paths() {
+        let got = channel_moments_on(path, Schedule::Sequential, &xs, outer, channels, inner);
+        assert!(got[1].mean().unwrap().is_nan(), "{:?}", got[1]);
+        assert_eq!(got[2].mean(), Some(f64::INFINITY));
+        check_channels(&[got[0]], &exact[..1]);
+        let (m3, e3) = (got[3], &exact[3]);
+        let err = rel(m3.m2(), e3.m2(20));
+        assert!(err <= 1e-14, "channel 3: {err}");
+        assert!((m3.mean().unwrap() - 1e9 - 3.0 - e3.mean_offset(20)).abs() <= 2.5e-7);
     }
 }
 
