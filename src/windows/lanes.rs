@@ -1,5 +1,5 @@
-//! The sums a window takes afresh from its values: once every `window`
-//! pushes, over the whole window, so they run in several independent
+//! The sums a window takes afresh from its values, at a refresh or a
+//! rebuild: over the whole window, so they run in several independent
 //! chains (the compiler keeps them in vector registers) rather than wait on
 //! one addition per value.
 
