@@ -331,8 +331,8 @@ fuzz_target!(|input: Input| {
         None if input.adjusted => Ema::adjusted(m).expect("a valid momentum is accepted"),
         None => Ema::new(m).expect("a valid momentum is accepted"),
     };
-    let policy = [NanPolicy::Propagate, NanPolicy::Skip, NanPolicy::Gap]
-        [usize::from(input.nan_policy % 3)];
+    let policy =
+        [NanPolicy::Propagate, NanPolicy::Skip, NanPolicy::Gap][usize::from(input.nan_policy % 3)];
     let min_periods = u64::from(input.min_periods % 8);
     let ema = ema.with_nan_policy(policy).with_min_periods(min_periods);
     let ema = if input.bias_correction {
