@@ -37,7 +37,10 @@ use alloc::vec::Vec;
 /// kernel's per-run work too often: at 256 values, NCHW ran at 0.6 of a
 /// plain sum by rows and 0.8 by lanes; at 3136, lanes ran at 0.75 and rows
 /// at the sum's speed.)
+#[cfg(not(fuzzing))]
 const ROW_MIN: usize = 1024;
+#[cfg(fuzzing)]
+const ROW_MIN: usize = 8;
 
 /// Runs shorter than this, when each channel is one run (a single outer
 /// position: a layer norm's rows, the instances and groups of a
@@ -45,7 +48,10 @@ const ROW_MIN: usize = 1024;
 /// kernel. (One slice-kernel call per run: rows of 32 `f32` took 16 ns each
 /// in cache, 10 ns this way; from memory, layer norm over 128 features
 /// went from 0.45–0.62 of a plain sum to 0.62–0.69.)
+#[cfg(not(fuzzing))]
 const SHORT_RUN: usize = 256;
+#[cfg(fuzzing)]
+const SHORT_RUN: usize = 4;
 
 /// Runs of at least this many values (64×128 images and up) are read two
 /// at a time, through the pair kernel, which reads each in two parts: for
@@ -57,7 +63,12 @@ const SHORT_RUN: usize = 256;
 /// stay one at a time. Layer norm's rows agree (1024 features 14 % slower
 /// in pairs, 4096 6 %, 8192 3 % faster, 16384 7.5 %). `f16` and `bf16`
 /// runs gain less (0–5 %).
+#[cfg(not(fuzzing))]
 const PAIR_MIN: usize = 8192;
+/// Under the fuzzer, whose inputs are a few KiB, pairs from 8 values (and
+/// rows from 8, short runs below 4), so that it reaches every path.
+#[cfg(fuzzing)]
+const PAIR_MIN: usize = 8;
 
 /// Lanes accumulated at once in the lanes loop, unless one channel has more
 /// (three `f64` arrays of this length stay in L1 cache).
