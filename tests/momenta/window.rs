@@ -216,6 +216,65 @@ fn quickcheck_moving_average_is_the_mean_of_the_last_window_values() {
         .quickcheck(prop as fn(Vec<f64>, u8) -> TestResult);
 }
 
+/// Neumaier's compensated sum: within about an ulp of the exact sum.
+fn neumaier(xs: &[f64]) -> f64 {
+    let (mut s, mut c) = (0.0_f64, 0.0_f64);
+    for &x in xs {
+        let t = s + x;
+        c += if s.abs() >= x.abs() {
+            (s - t) + x
+        } else {
+            (x - t) + s
+        };
+        s = t;
+    }
+    s + c
+}
+
+#[test]
+fn quickcheck_the_mean_is_within_ulps_of_the_values_in_the_window_whatever_passed_before() {
+    // Values of every size, huge ones whose sums need more than two words
+    // among them (1e300, 3e299 + 7e283·k): once they have left, the mean
+    // must be as accurate as the values in the window allow, not as the
+    // values that passed through before.
+    fn value(kind: u8, k: i16) -> f64 {
+        let k = f64::from(k);
+        match kind % 6 {
+            0 | 1 => k / 8.0,
+            2 => k * 1e-3 + 1e6,
+            3 => k * 1e10,
+            4 => 1e300 + k * 1e284,
+            _ => -(3e299 + k * 7e283),
+        }
+    }
+    fn prop(raw: Vec<(u8, i16)>, window: u8) -> TestResult {
+        let window = usize::from(window % 40) + 1;
+        let xs: Vec<f64> = raw.iter().map(|&(kind, k)| value(kind, k)).collect();
+        let mut a = MovingAverage::new(window).unwrap();
+        let mut v = MovingVariance::new(window).unwrap();
+        for (i, &x) in xs.iter().enumerate() {
+            a.push(x);
+            v.push(x);
+            let last = &xs[(i + 1).saturating_sub(window)..=i];
+            let want = neumaier(last) / last.len() as f64;
+            let max = last.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+            let got = a.mean().unwrap();
+            if (got - want).abs() > 64.0 * f64::EPSILON * max {
+                return TestResult::error(format!(
+                    "window {window}, push {i}: {got:e} vs {want:e} (largest {max:e})"
+                ));
+            }
+            if v.mean() != Some(got) {
+                return TestResult::error(format!("push {i}: the two means differ"));
+            }
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(500)
+        .quickcheck(prop as fn(Vec<(u8, i16)>, u8) -> TestResult);
+}
+
 #[test]
 fn quickcheck_fixed_point_windows_are_exact_to_an_ulp_or_two() {
     fn prop(ks: Vec<i32>, offset: i32, window: u8) -> TestResult {
