@@ -1,7 +1,7 @@
 //! Moving-window statistics against exact fractions and naive
 //! recomputation over the last `window` values.
 
-use crate::support::SplitMix;
+use crate::support::{SplitMix, compensated_sum};
 use momenta::{Accumulator, ErrorKind, Mean, MovingAverage, MovingVariance};
 use quickcheck::{QuickCheck, TestResult};
 
@@ -216,21 +216,6 @@ fn quickcheck_moving_average_is_the_mean_of_the_last_window_values() {
         .quickcheck(prop as fn(Vec<f64>, u8) -> TestResult);
 }
 
-/// Neumaier's compensated sum: within about an ulp of the exact sum.
-fn neumaier(xs: &[f64]) -> f64 {
-    let (mut s, mut c) = (0.0_f64, 0.0_f64);
-    for &x in xs {
-        let t = s + x;
-        c += if s.abs() >= x.abs() {
-            (s - t) + x
-        } else {
-            (x - t) + s
-        };
-        s = t;
-    }
-    s + c
-}
-
 #[test]
 fn quickcheck_the_mean_is_within_ulps_of_the_values_in_the_window_whatever_passed_before() {
     // Values of every size, huge ones whose sums need more than two words
@@ -256,7 +241,7 @@ fn quickcheck_the_mean_is_within_ulps_of_the_values_in_the_window_whatever_passe
             a.push(x);
             v.push(x);
             let last = &xs[(i + 1).saturating_sub(window)..=i];
-            let want = neumaier(last) / last.len() as f64;
+            let want = compensated_sum(last.iter().copied()) / last.len() as f64;
             let max = last.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
             let got = a.mean().unwrap();
             if (got - want).abs() > 64.0 * f64::EPSILON * max {

@@ -53,8 +53,6 @@ impl SplitMix {
     }
 }
 
-/// The naive two-pass statistics in `f64`: the mean by a plain sum, then
-/// M2 = Σ(x − mean)².
 /// Neumaier's compensated sum: exact to about one rounding of the result
 /// where a plain sum of 10⁵ terms carries 10⁻¹⁴ of rounding or more,
 /// as much as the bounds some tests hold the kernels to.
@@ -72,6 +70,8 @@ pub fn compensated_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
     sum + c
 }
 
+/// The naive two-pass statistics in `f64`: the mean by a plain sum, then
+/// M2 = Σ(x − mean)².
 pub fn two_pass(xs: &[f64]) -> (f64, f64) {
     let mean = xs.iter().sum::<f64>() / xs.len() as f64;
     (mean, xs.iter().map(|x| (x - mean) * (x - mean)).sum())
