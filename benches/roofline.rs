@@ -565,19 +565,29 @@ fn main() {
             || sum_f16(&xs),
         );
         // The backward pass's reductions on half-precision tensors: two of
-        // 64 MiB against the sum of both.
-        let (x16, dy16) = xs.split_at(1 << 25);
-        let dy16 = &dy16[..1 << 25];
+        // a quarter of the size above (64 MiB by default) against the sum
+        // of both.
+        let (x16, dy16) = xs.split_at(n);
+        let dy16 = &dy16[..n];
+        let quarter = mib / 4;
         row(
             reps,
-            "`WeightedVariance::from_slices`, f16, 2 × 64 MiB",
+            &format!("`WeightedVariance::from_slices`, f16, 2 × {quarter} MiB"),
             "f16 sum",
             || WeightedVariance::<f64>::from_slices(x16, dy16),
             || sum_f16(x16) + sum_f16(dy16),
         );
+        // Images of 64 channels of 128×128, as many as fill a quarter.
+        let images = n >> 20;
         for (name, layout) in [
-            ("NCHW 32×64×128×128", Layout::nchw(32, 64, 128, 128)),
-            ("NHWC 32×128×128×64", Layout::nhwc(32, 128, 128, 64)),
+            (
+                format!("NCHW {images}×64×128×128"),
+                Layout::nchw(images, 64, 128, 128),
+            ),
+            (
+                format!("NHWC {images}×128×128×64"),
+                Layout::nhwc(images, 128, 128, 64),
+            ),
         ] {
             let layout = layout.expect("fits");
             let stats = BatchStats::<f32>::compute(x16, layout).expect("valid");
@@ -593,7 +603,7 @@ fn main() {
         let ln = LayerNorm::<f32>::new(128).expect("valid");
         row(
             reps,
-            "`LayerNorm::statistics`, 128 features, f16, 64 MiB",
+            &format!("`LayerNorm::statistics`, 128 features, f16, {quarter} MiB"),
             "f16 sum",
             || ln.statistics(x16),
             || sum_f16(x16),

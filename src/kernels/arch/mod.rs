@@ -414,6 +414,62 @@ mod tests {
 
     #[test]
     #[cfg(all(feature = "std", feature = "half", target_arch = "x86_64"))]
+    fn every_build_of_the_half_weighted_loop_counts_and_rejects_weights_as_they_are() {
+        // The count of positive weights and whether one is NaN or
+        // negative, against a naive count, in both builds: weights placed
+        // in the chunks (not the tail), among them a negative and a NaN in
+        // the same lane one after the other, zeros of both signs, a
+        // subnormal (of each sign) and +∞.
+        if detect() != Path::Avx2Fma {
+            return;
+        }
+        let n = 16 * 70 + 7;
+        let patterns: [&[(usize, f32)]; 7] = [
+            &[],
+            &[(37, f32::NAN)],
+            &[(37, -1.0)],
+            &[(5, -1.0), (13, f32::NAN)],
+            &[(5, f32::NAN), (13, -1.0), (600, f32::NAN)],
+            &[(900, -6.0e-8)],
+            &[(1, f32::INFINITY), (2, 6.0e-8), (3, -0.0)],
+        ];
+        let xs: alloc::vec::Vec<f32> = (0..n).map(|i| (i % 7) as f32 - 3.0).collect();
+        for pattern in patterns {
+            // Mostly positive weights, every tenth a zero of either sign.
+            let mut ws: alloc::vec::Vec<f32> = (0..n)
+                .map(|i| match i % 10 {
+                    0 => 0.0,
+                    5 => -0.0,
+                    _ => 0.5 + (i % 3) as f32,
+                })
+                .collect();
+            for &(at, w) in pattern {
+                ws[at] = w;
+            }
+            let positive = ws.iter().filter(|&&w| w > 0.0).count() as f64;
+            let bad = ws.iter().any(|&w| w.is_nan() || w < 0.0);
+            let h = |v: &[f32]| -> alloc::vec::Vec<half::f16> {
+                v.iter().map(|&x| half::f16::from_f32(x)).collect()
+            };
+            let b = |v: &[f32]| -> alloc::vec::Vec<half::bf16> {
+                v.iter().map(|&x| half::bf16::from_f32(x)).collect()
+            };
+            for wide in [false, true] {
+                x86_64::set_wide(wide);
+                for sums in [
+                    shifted_weighted_sums(Path::Avx2Fma, &h(&xs), &h(&ws), 0.25),
+                    shifted_weighted_sums(Path::Avx2Fma, &b(&xs), &b(&ws), 0.25),
+                ] {
+                    assert_eq!(sums[4], positive, "{pattern:?}, wide {wide}");
+                    assert_eq!(sums[5] > 0.0, bad, "{pattern:?}, wide {wide}");
+                }
+            }
+        }
+        x86_64::choose_tuning();
+    }
+
+    #[test]
+    #[cfg(all(feature = "std", feature = "half", target_arch = "x86_64"))]
     fn the_avx512_half_loops_are_the_avx2_ones_bit_for_bit() {
         // Values of a few binades about shifts that no half-precision value
         // equals, so that the deviations carry all 53 bits and their
