@@ -74,8 +74,29 @@ pub(crate) fn detect() -> Path {
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
 pub(super) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
+    if prefetching() {
+        prefetch_line::<SEVERAL, T>(p);
+    }
+}
+
+/// Whether the kernels prefetch on this CPU: read once at the head of a
+/// loop that asks for many lines, which then calls [`prefetch_line`]
+/// (always false off x86-64).
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "read at the head of the hot loops")]
+pub(super) fn prefetching() -> bool {
     #[cfg(target_arch = "x86_64")]
-    x86_64::prefetch::<SEVERAL, T>(p);
+    return x86_64::prefetching();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`prefetch`] without asking [`prefetching`]: for a loop that asked once.
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
+pub(super) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    x86_64::prefetch_line::<SEVERAL, T>(p);
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }

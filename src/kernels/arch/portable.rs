@@ -12,7 +12,7 @@
     reason = "the loop bodies must inline into the `#[target_feature]` functions to be compiled for AVX2/FMA"
 )]
 
-use super::prefetch;
+use super::{prefetch, prefetch_line, prefetching};
 use crate::float::Elements;
 use crate::{Element, Float};
 use core::ops::Range;
@@ -195,7 +195,9 @@ pub(super) const ROW_STEP: usize = 16;
 /// quad ran at 0.6 of a plain sum from memory on rows of 512 `f32`, and
 /// 0.75 on rows of 64; spread, 0.85 and 0.97. Half this distance cost 0.1
 /// on the wide rows, a quarter 0.2; two or four times as far changed
-/// nothing beyond the noise.)
+/// nothing beyond the noise.) Whether prefetching is on is read once per
+/// call: read at every step (four times a step, an atomic load the
+/// compiler cannot hoist), it cost the loop 2–4 % in L2 there.
 #[inline(always)]
 pub(super) fn rows_body<S: Element, const FMA: bool>(
     slab: &[S],
@@ -256,6 +258,8 @@ struct Lookahead {
     /// ...and the lane offset there, before the step's own.
     lane: usize,
     width: usize,
+    /// Whether to ask at all ([`prefetching`], read once for the loop).
+    on: bool,
 }
 
 impl Lookahead {
@@ -270,6 +274,7 @@ impl Lookahead {
             rows: ahead / width.max(1),
             lane: ahead % width.max(1),
             width,
+            on: prefetching(),
         }
     }
 
@@ -284,11 +289,14 @@ impl Lookahead {
         }
     }
 
-    /// Asks for the lines a step will read at `next`.
+    /// Asks for the lines a step will read at `next`, if prefetching.
     #[inline(always)]
     fn prefetch(&self, next: *const u8) {
+        if !self.on {
+            return;
+        }
         for l in 0..self.lines {
-            prefetch::<true, _>(next.wrapping_add(64 * l));
+            prefetch_line::<true, _>(next.wrapping_add(64 * l));
         }
     }
 }

@@ -20,7 +20,6 @@
     reason = "the chunk loads must inline into the `#[target_feature]` functions"
 )]
 
-use super::prefetch;
 use super::streams::{streamed, streamed_pairs};
 use crate::float::Elements;
 #[cfg(feature = "half")]
@@ -35,6 +34,7 @@ use crate::kernels::arch::portable::{
     PREFETCH, PREFETCH_STREAMS, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
     runs_body, weighted_sums_body,
 };
+use crate::kernels::arch::prefetch;
 use crate::{Element, Float};
 #[cfg(feature = "half")]
 use core::arch::x86_64::{

@@ -21,9 +21,9 @@
     reason = "the chunk loads must inline into the `#[target_feature]` function"
 )]
 
-use super::prefetch;
 use super::streams::{streamed, streamed_pairs};
 use crate::kernels::arch::portable::{PREFETCH, PREFETCH_STREAMS};
+use crate::kernels::arch::prefetch;
 use core::arch::x86_64::{
     __m512d, _CMP_GT_OQ, _mm_loadu_si128, _mm256_castsi256_ps, _mm256_cvtepu16_epi32,
     _mm256_cvtph_ps, _mm256_slli_epi32, _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_cvtps_pd,

@@ -85,6 +85,13 @@ fn vendor() -> [u8; 12] {
     v
 }
 
+/// Whether the kernels prefetch (see [`PREFETCHING`]).
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "read at the head of the hot loops")]
+pub(in crate::kernels::arch) fn prefetching() -> bool {
+    PREFETCHING.load(Ordering::Relaxed)
+}
+
 /// Asks for the cache line holding `p`: into the L2 cache (`prefetcht1`)
 /// for a loop that reads one stream, into L1 (`prefetcht0`) for one that
 /// reads several side by side (`SEVERAL`). A hint: it never faults,
@@ -98,12 +105,12 @@ fn vendor() -> [u8; 12] {
 /// slices, values and weights, the lanes loops) were as fast or faster
 /// with their requests into L1, half as far ahead per stream (see
 /// `PREFETCH_STREAMS`), as before.
+///
+/// Whether or not [`prefetching`] says so: the callers ask it first, once
+/// per loop or at each call.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
-pub(in crate::kernels::arch) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
-    if !PREFETCHING.load(Ordering::Relaxed) {
-        return;
-    }
+pub(in crate::kernels::arch) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
     #[allow(unused_unsafe)]
     // SAFETY: SSE is part of baseline x86-64, and a prefetch never faults
     // nor reads anything into the program, whatever the address.

@@ -66,7 +66,7 @@ pub(in crate::kernels::arch) fn warm<const MOST: usize>(p: *const u8, n: usize, 
     let part = n / parts * chunk;
     for k in 0..parts {
         for line in 0..WARM_LINES {
-            super::prefetch::<false, _>(p.wrapping_add(k * part + 64 * line));
+            crate::kernels::arch::prefetch::<false, _>(p.wrapping_add(k * part + 64 * line));
         }
     }
 }
