@@ -3,7 +3,7 @@
 //! Each test names the target, what it found, and the input it failed on
 //! (minimised where that kept it clear).
 
-use momenta::{Ema, Mean, Merge, Momentum, Variance};
+use momenta::{Ema, Mean, Merge, Momentum, Variance, WeightedVariance};
 
 /// ops_moments: merging an accumulator with a copy of itself 64 times
 /// overflowed the count (a panic with overflow checks, a wrapped count of 0
@@ -214,4 +214,40 @@ fn ops_window_small_values_after_huge_ones_keep_their_mean() {
     let pop = 13946.0 / 9.0;
     let got = v.population_variance().unwrap();
     assert!((got - pop).abs() <= 1e-13 * pop, "{got} vs {pop}");
+}
+
+/// ops_weighted: West's step took its M2 term as `w·d·(x − μ')`. A weight
+/// that outweighs Σw so far by 10²⁵⁰ puts the new mean within its own
+/// rounding of `x`, on either side, and with a deviation of 10¹⁶⁰ the term
+/// came out −∞: M2 −∞, a state that its own serialized form refused to
+/// restore. The exact weighted variance (by fractions) is
+/// 1.4042292073268304e92. Input: the pairs below, pushed, then a round
+/// trip.
+#[test]
+fn ops_weighted_a_dominant_weight_leaves_m2_finite_and_non_negative() {
+    let pairs = [
+        (2.0924533037294956e-110, 2.0924533037294956e-110),
+        (2.0924533037276047e-110, 2.0924533037294956e-110),
+        (2.0924533037294956e-110, 2.0924533037294956e-110),
+        (2.0924533037294956e-110, 2.0924533037294956e-110),
+        (1.2217035416680692e161, 2.1107166118667854e-110),
+        (5.5950457010334944e141, 5.5950456554376724e141),
+        (5.595045655426507e141, 3.777277307482664e-34),
+    ];
+    let v = WeightedVariance::<f64>::try_from_iter(pairs).unwrap();
+    let exact = 1.4042292073268304e92;
+    let var = v.population_variance().unwrap();
+    assert!((var - exact).abs() <= 1e-12 * exact, "{var}");
+    let parts = v.to_parts();
+    assert!(parts.m2 >= 0.0 && parts.m2.is_finite(), "{parts:?}");
+    assert_eq!(WeightedVariance::<f64>::from_parts(parts).unwrap(), v);
+    // The slices' kernels and a merge of the pushes in two halves agree.
+    let (xs, ws): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let slices = WeightedVariance::<f64>::from_slices(&xs, &ws).unwrap();
+    let s = slices.population_variance().unwrap();
+    assert!((s - exact).abs() <= 1e-12 * exact, "{s}");
+    let mut merged = WeightedVariance::<f64>::try_from_iter(pairs[..5].iter().copied()).unwrap();
+    merged.merge(&WeightedVariance::try_from_iter(pairs[5..].iter().copied()).unwrap());
+    let m = merged.population_variance().unwrap();
+    assert!((m - exact).abs() <= 1e-12 * exact, "{m}");
 }

@@ -253,6 +253,48 @@ fn hostile_values() {
 }
 
 #[test]
+fn a_weight_that_dwarfs_the_rest_keeps_mean_and_variance_in_either_order() {
+    // Two values, a = 1e150 with a light weight and b = 3 with a weight
+    // 10^k times heavier (10^−⌊k/2⌋ and 10^⌈k/2⌉), as pushes in both
+    // orders, slices and a merge. Exact: the mean a·u + b·v and the
+    // variance (a − b)²·u·v with u and v the two weights' shares, formed
+    // here from positive terms only (a few ulps). Pushed light first, the
+    // mean kept the light value's rounding (1e134 for k = 250) and M2 went
+    // negative; stepped from the light value's shift, it kept the shift's
+    // (10⁻⁶ of the mean for k = 10).
+    let (a, b) = (1e150_f64, 3.0_f64);
+    for k in [0, 1, 10, 17, 50, 100, 200, 250, 300] {
+        let (light, heavy) = (10f64.powi(-(k / 2)), 10f64.powi(k - k / 2));
+        let (u, v) = (light / (light + heavy), heavy / (light + heavy));
+        let mean = a * u + b * v;
+        let variance = ((a - b) * u) * ((a - b) * v);
+        let pairs = [(a, light), (b, heavy)];
+        let light_first = WeightedVariance::<f64>::try_from_iter(pairs).unwrap();
+        let heavy_first = WeightedVariance::<f64>::try_from_iter([pairs[1], pairs[0]]).unwrap();
+        let slices = WeightedVariance::<f64>::from_slices(&[a, b], &[light, heavy]).unwrap();
+        let mut merged = WeightedVariance::<f64>::try_from_iter([pairs[0]]).unwrap();
+        merged.merge(&WeightedVariance::try_from_iter([pairs[1]]).unwrap());
+        for (route, s) in [
+            ("light first", light_first),
+            ("heavy first", heavy_first),
+            ("slices", slices),
+            ("merge", merged),
+        ] {
+            let (m, var) = (s.mean().unwrap(), s.population_variance().unwrap());
+            assert!(
+                rel(m, mean) <= 1e-14,
+                "10^{k}, {route}: mean {m}, exact {mean}"
+            );
+            assert!(
+                rel(var, variance) <= 1e-14,
+                "10^{k}, {route}: {var}, exact {variance}"
+            );
+            assert!(s.to_parts().m2 >= 0.0, "10^{k}, {route}");
+        }
+    }
+}
+
+#[test]
 fn parts_and_serde_round_trip_bit_for_bit() {
     let (xs, ws) = data();
     let mut live = WeightedVariance::<f64>::from_slices(&xs[..3000], &ws[..3000]).unwrap();
