@@ -12,8 +12,10 @@ use crate::{Element, Error, Float};
 /// Each push is West's (1979) incremental step on the value minus a shift
 /// taken from the data (the first value with a positive weight), so data
 /// like `1e9 + U(0, 1)` keeps its digits; [`merge`](crate::Merge::merge) is
-/// the weighted pairwise formula. Three variances, for the three meanings
-/// of a weight:
+/// the weighted pairwise formula. The mean steps from the heavier side: a
+/// value whose weight outweighs everything before it becomes the shift,
+/// so weights that differ by hundreds of orders of magnitude cost no
+/// digits. Three variances, for the three meanings of a weight:
 ///
 /// | method | divisor | weights are | numpy |
 /// |---|---|---|---|
