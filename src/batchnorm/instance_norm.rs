@@ -11,7 +11,7 @@ use crate::{Element, Error, Float};
 /// sample is normalized with its own mean and biased variance over its
 /// positions — PyTorch's `torch.nn.InstanceNorm1d/2d/3d` and
 /// `torch.nn.functional.instance_norm`, for channels-first and
-/// channels-last tensors. It is [`GroupNorm`](super::GroupNorm) with one
+/// channels-last tensors. It is [`GroupNorm`] with one
 /// channel per group, on the same engine.
 ///
 /// With `track_running_stats`, PyTorch also keeps a running mean and

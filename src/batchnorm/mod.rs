@@ -20,7 +20,7 @@
 //!   ([`Momentum`](crate::Momentum)), eps and [`VarianceCorrection`];
 //! - [`RunningStats`]: the running mean and variance, updated from
 //!   `BatchStats` under a `BnConfig`, serializable;
-//! - [`Normalizer`], [`normalize`], [`normalize_in_place`]: training- and
+//! - [`Normalizer`], [`normalize()`], [`normalize_in_place`]: training- and
 //!   evaluation-mode normalization over any layout;
 //! - [`scale_shift`] and [`fold_linear`]: evaluation-mode BatchNorm as an
 //!   affine map, or folded into the preceding layer's weight and bias;
@@ -51,7 +51,7 @@
 //! | `batch_stats.rs` | [`BatchStats`]: computing, reading, merging, serde |
 //! | `config.rs` | [`BnConfig`], [`VarianceCorrection`], the presets |
 //! | `running.rs` | [`RunningStats`]: state, update, serde |
-//! | `normalize.rs` | [`Normalizer`], [`normalize`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
+//! | `normalize.rs` | [`Normalizer`], [`normalize()`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
 //! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |

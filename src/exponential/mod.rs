@@ -10,7 +10,7 @@
 //!   stream that passes through 0 never looks empty;
 //! - **one weighting engine** (`weighting.rs`): pandas' recursive
 //!   (`adjust=False`) and adjusted (`adjust=True`) weights, a clock
-//!   (`push_at`, `push_after`), the [`NanPolicy`] and `min_periods`, written
+//!   (`push_at`, `push_after`), the [`NanPolicy`](crate::NanPolicy) and `min_periods`, written
 //!   once; a member asks it for the weights of each push and applies them;
 //! - **no merge**: the exponential average of two interleaved streams is not
 //!   a function of their two averages, so these types implement

@@ -69,7 +69,7 @@ pub(crate) fn detect() -> Path {
 }
 
 /// Asks for the cache line holding `p`, for a loop that reads one stream
-/// or, with `SEVERAL`, several side by side (see `x86_64::prefetch`): a
+/// or, with `SEVERAL`, several side by side (see `x86_64::prefetch_line`): a
 /// hint that never faults, whatever the address; a no-op off x86-64.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]

@@ -23,7 +23,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 /// kernels ran at 0.76–0.79 of the sum with them and at 0.92–1.01 without.
 /// So they are on, except on AMD and Hygon CPUs; `MOMENTA_PREFETCH=0` or
 /// `=1` in the environment overrides the choice. Set once by
-/// [`choose_prefetch`], before the first kernel runs; until then (and
+/// [`choose_tuning`], before the first kernel runs; until then (and
 /// without `std`) on.
 static PREFETCHING: AtomicBool = AtomicBool::new(true);
 
