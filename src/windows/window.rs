@@ -588,10 +588,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     /// when the plain sum overflows, as `MovingAverage`'s window then does
     /// too), then M2.
     fn refresh(&mut self, older: &[F], newer: &[F]) {
-        self.sum.refresh(older, newer);
-        if self.sum.needs_rebuild() {
-            self.sum.rebuild(|| older.iter().chain(newer).copied());
-        }
+        self.sum.rebuild_finite(older, newer);
         self.m2_finite(older, newer);
     }
 
