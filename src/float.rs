@@ -53,6 +53,43 @@ mod sealed {
             Elements::Bf16(xs)
         }
     }
+
+    /// Seals [`Float`](super::Float), and gives the serialized forms what
+    /// they need to write a value exactly: its bits, and the correctly
+    /// rounded parse of its own type (an `f32` read as an `f64` and then
+    /// narrowed could round twice).
+    pub trait Bits: Sized + Copy {
+        /// The bits, widened to `u64` (zero-extended).
+        fn bits(self) -> u64;
+        /// The value of these bits, if they fit the type's width.
+        fn from_bits(bits: u64) -> Option<Self>;
+        /// A decimal (or `inf`, `NaN`) rounded to nearest in this type.
+        fn parse(text: &str) -> Option<Self>;
+    }
+
+    impl Bits for f32 {
+        fn bits(self) -> u64 {
+            u64::from(self.to_bits())
+        }
+        fn from_bits(bits: u64) -> Option<Self> {
+            u32::try_from(bits).ok().map(f32::from_bits)
+        }
+        fn parse(text: &str) -> Option<Self> {
+            text.parse().ok()
+        }
+    }
+
+    impl Bits for f64 {
+        fn bits(self) -> u64 {
+            self.to_bits()
+        }
+        fn from_bits(bits: u64) -> Option<Self> {
+            Some(f64::from_bits(bits))
+        }
+        fn parse(text: &str) -> Option<Self> {
+            text.parse().ok()
+        }
+    }
 }
 
 /// The element types the slice and per-channel kernels read: `f32`, `f64`
@@ -177,6 +214,7 @@ pub trait Float:
     + Sync
     + 'static
     + Element
+    + sealed::Bits
 {
     /// Converts from `f64`, rounding to nearest (exact for `f64`).
     ///

@@ -180,14 +180,69 @@
 //! | gradient sums (or batch statistics) of different channel counts merged — one MPI rank with another tensor shape | poisoned: the values read NaN and every fallible use is an `Err` (`try_merge` refuses at once) |
 //! | corrupt serialized state | a deserialization error naming the broken invariant |
 //!
+//! # Checkpoints
+//!
+//! With the `serde` feature every accumulator, window and BatchNorm state
+//! serializes, and restores to a state that goes on exactly as the saved
+//! one would have: every later push, merge and read gives the same bits,
+//! NaN payloads and the sign of zero included. That holds in every format,
+//! for every value a state can hold:
+//!
+//! - **binary formats** (postcard, bincode, CBOR) store each float as it
+//!   is;
+//! - **human-readable formats** (JSON, YAML, TOML, RON) get each float as
+//!   a string: the shortest decimal that reads back as the same value
+//!   (`"0.1"`, `"1e300"`, `"-0.0"`), `"inf"`, `"-inf"`, `"NaN"`, `"-NaN"`,
+//!   or a NaN's bits (`"NaN(0x7ff8000000000001)"`). A JSON number could not
+//!   do it: `serde_json` writes NaN and ±∞ as `null`, which cannot be read
+//!   back, and with its default features it reads about half of all
+//!   17-digit numbers an ulp off (`1e6 + U(0, 1)`: 45 %). The strings are
+//!   read by Rust's own parser, which rounds correctly, so `serde_json` needs
+//!   no `float_roundtrip` feature.
+//!
+//! On the way in every state is validated, and a broken invariant is an
+//! error that names it. A number where a float belongs is taken as the
+//! format reads it (state saved before floats were strings, or written by hand); a `null` is
+//! refused. The windows with running sums (`MovingAverage`,
+//! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
+//! against the values on the way in: sums taken afresh from the values
+//! would round differently from sums that saw every value pass through.
+//!
+//! ```
+//! # #[cfg(feature = "serde")]
+//! # fn main() -> Result<(), momenta::Error> {
+//! use momenta::{MovingAverage, Variance};
+//!
+//! let mut w = MovingAverage::<f64>::new(3)?;
+//! for x in [1e6 + 0.1, f64::NAN, 2e6] {
+//!     w.push(x);
+//! }
+//! let json = serde_json::to_string(&w).unwrap();
+//! assert!(json.contains(r#""values":["1000000.1","NaN","2000000.0"]"#));
+//! let mut back: MovingAverage<f64> = serde_json::from_str(&json).unwrap();
+//! for x in [3e6, 4e6, 5e6 + 0.3] {
+//!     assert_eq!(back.push(x).to_bits(), w.push(x).to_bits());
+//! }
+//!
+//! // The earlier form, floats as numbers, still restores.
+//! let v: Variance<f64> =
+//!     serde_json::from_str(r#"{"count":2,"shift":1.0,"offset":1.0,"m2":2.0}"#).unwrap();
+//! assert_eq!(v.population_variance(), Some(1.0));
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "serde"))]
+//! # fn main() {}
+//! ```
+//!
 //! # Cargo features
 //!
 //! - `std` (default): `std::error::Error` for [`Error`], and runtime CPU
 //!   feature detection so the kernels use AVX2/FMA where present.
 //! - `serde` (default): `Serialize`/`Deserialize` for every accumulator,
-//!   validated on the way in. The serialized forms are stable from this
-//!   version (for the mergeable types, their plain `to_parts` data) and
-//!   tested against committed fixtures.
+//!   validated on the way in and lossless in every format
+//!   ([Checkpoints](#checkpoints)). The serialized forms (for the mergeable
+//!   types, their plain `to_parts` data) are tested against committed
+//!   fixtures.
 //! - `rayon` (default, implies `std`): parallel slice and per-channel
 //!   reductions, `FromParallelIterator` and `ParallelExtend`.
 //! - `half`: slices of `half::f16` and `half::bf16` in every slice and
@@ -244,6 +299,8 @@ pub mod mpi;
 mod nan_policy;
 #[cfg(feature = "rayon")]
 mod parallel;
+#[cfg(feature = "serde")]
+mod serde_float;
 mod windows;
 
 /// The generator and references the tests share (`tests/support`).

@@ -28,17 +28,13 @@ fn non_negative(s: Option<impl Float>) {
     }
 }
 
-/// A restored state serializes, and when all its numbers are finite (an
-/// f32 field can read `1e300` as ∞), the JSON restores again to the same
-/// text.
+/// A restored state serializes, and the JSON restores again to the same
+/// text (every float, NaN and ±∞ included, travels as an exact string).
 fn reserialize<T: Serialize + DeserializeOwned>(value: &T) {
     let json = serde_json::to_string(value).expect("serializing never fails");
     match serde_json::from_str::<T>(&json) {
         Ok(back) => assert_eq!(serde_json::to_string(&back).unwrap(), json),
-        Err(e) => assert!(
-            !momenta_fuzz::all_finite(value),
-            "restored state does not restore again: {e}: {json}"
-        ),
+        Err(e) => panic!("restored state does not restore again: {e}: {json}"),
     }
 }
 

@@ -39,6 +39,10 @@ use crate::{Element, Error, Float, Merge, VarianceParts};
 /// are NaN (0/0), and it is the identity of `merge`. The unbiased variance
 /// is NaN below two values. NaN and ±∞ in the data propagate.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -615,6 +619,9 @@ impl From<BatchStats<f64>> for BatchStats<f32> {
 /// For one flat buffer, send `shift`, `offset` and `m2` one after the
 /// other, with `count` and `poisoned` beside them.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -637,10 +644,13 @@ pub struct BatchStatsParts {
     /// The number of values per channel.
     pub count: u64,
     /// Per channel, a reference point taken from the data.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub shift: Vec<f64>,
     /// Per channel, the mean minus the shift.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub offset: Vec<f64>,
     /// Per channel, the sum of squared deviations from the mean.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub m2: Vec<f64>,
     /// Whether the statistics were merged with others of a different
     /// channel count (see [`BatchStats::is_poisoned`]).

@@ -112,7 +112,7 @@ impl VarianceCorrection {
     serde(
         try_from = "BnConfigState<F>",
         into = "BnConfigState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+        bound = "F: Float"
     )
 )]
 pub struct BnConfig<F> {
@@ -332,10 +332,13 @@ impl<F: Float> BnConfig<F> {
 /// The serialized form of a [`BnConfig`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 struct BnConfigState<F> {
     momentum: Momentum<F>,
+    #[serde(with = "crate::serde_float")]
     eps: F,
     correction: VarianceCorrection,
+    #[serde(with = "crate::serde_float")]
     min_eps: F,
 }
 

@@ -32,6 +32,10 @@ use crate::{Element, Error, Float, Merge};
 /// fraction, where the textbook sum is off by parts in a billion. Sums about different centres merge exactly enough:
 /// `Σdy·(x − a) = Σdy·(x − b) + (b − a)·Σdy`.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -89,10 +93,13 @@ pub struct GradSumsParts {
     pub count: u64,
     /// Per channel, the centre the products are summed about (the
     /// statistics' shift).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub centre: Vec<f64>,
     /// Per channel, `Σdy`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub sum_dy: Vec<f64>,
     /// Per channel, `Σdy·(x − centre)`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
     pub sum_dy_dx: Vec<f64>,
     /// Whether sums of different channel counts were merged.
     pub poisoned: bool,

@@ -44,9 +44,8 @@ use crate::{Error, Float, Momentum};
 ///
 /// State is `F`; a checkpoint (with the `serde` feature) holds the running
 /// mean and variance, the number of batches seen and the configuration, and
-/// a restored value continues bit for bit like the original when the format
-/// round-trips floats exactly (e.g. `serde_json` with its
-/// `float_roundtrip` feature, or a binary format).
+/// a restored value continues bit for bit like the original, in any format
+/// ([Checkpoints](crate#checkpoints)).
 ///
 /// # Example
 ///
@@ -70,7 +69,7 @@ use crate::{Error, Float, Momentum};
     serde(
         try_from = "RunningStatsState<F>",
         into = "RunningStatsState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+        bound = "F: Float"
     )
 )]
 pub struct RunningStats<F> {
@@ -353,9 +352,11 @@ impl<F: Float> RunningStats<F> {
 /// The serialized form of a [`RunningStats`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
-#[serde(bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned")]
+#[serde(bound = "F: Float")]
 struct RunningStatsState<F> {
+    #[serde(with = "crate::serde_float::seq")]
     mean: Vec<F>,
+    #[serde(with = "crate::serde_float::seq")]
     var: Vec<F>,
     batches_tracked: u64,
     config: BnConfig<F>,

@@ -189,9 +189,14 @@ impl<F: Float> CoMoments<F> {
                 "the co-moment must be 0 below two pairs",
             ));
         }
-        // Cauchy–Schwarz, with room for rounding: |C| ≤ √M2x·√M2y.
+        // Cauchy–Schwarz, with room for rounding: |C| ≤ √M2x·√M2y. The
+        // squares behind an M2 underflow before the products behind C do
+        // (deviations of 1e-300 square to 0), each losing up to the
+        // smallest normal number: each M2 gets that much room per pair.
         let (c, mx, my) = (self.c.as_f64(), self.x.m2.as_f64(), self.y.m2.as_f64());
-        let bound = num_traits::Float::sqrt(mx) * num_traits::Float::sqrt(my);
+        let underflow = F::min_positive_value().as_f64() * self.count() as f64;
+        let bound =
+            num_traits::Float::sqrt(mx + underflow) * num_traits::Float::sqrt(my + underflow);
         if num_traits::Float::abs(c) > bound * (1.0 + 1e-6) {
             return Err(crate::Error::state(alloc::format!(
                 "the co-moment {c:e} must not exceed √(m2_x·m2_y) = {bound:e} in magnitude"

@@ -24,6 +24,10 @@ use crate::{Element, Error, Float};
 /// correlation NaN (the mean of `x` becomes ±∞ for an infinity), and leaves
 /// those of `y` alone.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -65,6 +69,9 @@ pub struct Covariance<F> {
 /// for bit. The serde form of [`Covariance`] is this struct, and is
 /// stable.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -83,18 +90,25 @@ pub struct CovarianceParts {
     /// The number of pairs.
     pub count: u64,
     /// A value of `x` from the data that the `x` deviations are taken from.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift_x: f64,
     /// `x̄ − shift_x`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset_x: f64,
     /// `Σ(x − x̄)²`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2_x: f64,
     /// A value of `y` from the data that the `y` deviations are taken from.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift_y: f64,
     /// `ȳ − shift_y`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset_y: f64,
     /// `Σ(y − ȳ)²`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2_y: f64,
     /// `Σ(x − x̄)(y − ȳ)`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub comoment: f64,
 }
 

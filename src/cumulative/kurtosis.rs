@@ -39,8 +39,9 @@ use crate::{Error, Float, VarianceParts};
 /// about 1e-9 on the same data.)
 ///
 /// **Serialized form** (feature `serde`, stable):
-/// `{"count":3,"shift":1.0,"offset":1.0,"m2":14.0,"m3":18.0,"m4":98.0}`,
-/// the fields of [`KurtosisParts`], validated on the way in.
+/// `{"count":3,"shift":"1.0","offset":"1.0","m2":"14.0","m3":"18.0","m4":"98.0"}`
+/// in JSON, the fields of [`KurtosisParts`] with each float an exact string
+/// ([Checkpoints](crate#checkpoints)), validated on the way in.
 ///
 /// # Example
 ///
@@ -186,14 +187,19 @@ pub struct KurtosisParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
     /// The mean minus the shift.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset: f64,
     /// Σ(x − mean)².
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2: f64,
     /// Σ(x − mean)³.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m3: f64,
     /// Σ(x − mean)⁴.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m4: f64,
 }
 

@@ -15,6 +15,10 @@ use crate::{Element, Error, Float};
 ///
 /// Empty → [`mean`](Mean::mean) is `None`. NaN and ±∞ propagate.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -35,11 +39,7 @@ use crate::{Element, Error, Float};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "MeanState<F>",
-        into = "MeanState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "MeanState<F>", into = "MeanState<F>", bound = "F: Float")
 )]
 pub struct Mean<F> {
     count: u64,
@@ -273,6 +273,9 @@ impl_accumulator!(Mean, f32_into_f64);
 /// The whole state of a [`Mean`] as plain `f64` data, for any transport:
 /// what [`Mean::to_parts`] gives and [`Mean::from_parts`] takes.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -289,14 +292,17 @@ pub struct MeanParts {
     /// The number of values.
     pub count: u64,
     /// Their mean (0 when `count` is 0).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub mean: f64,
 }
 
 /// The serialized form of [`Mean`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 struct MeanState<F> {
     count: u64,
+    #[serde(with = "crate::serde_float")]
     mean: F,
 }
 

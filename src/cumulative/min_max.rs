@@ -25,9 +25,11 @@ use crate::{Error, Float};
 ///
 /// Empty → `min()`, `max()` and `range()` are `None`.
 ///
-/// **Serialized form** (feature `serde`, stable): `{"count":3,"min":-1.0,"max":2.5}`,
-/// the fields of [`MinMaxParts`] (`min` and `max` are 0 when `count` is 0),
-/// validated on the way in.
+/// **Serialized form** (feature `serde`, stable):
+/// `{"count":3,"min":"-1.0","max":"2.5"}` in JSON, the fields of
+/// [`MinMaxParts`] with each float an exact string (`min` and `max` are 0
+/// when `count` is 0; see [Checkpoints](crate#checkpoints)), validated on
+/// the way in.
 ///
 /// # Example
 ///
@@ -324,8 +326,10 @@ pub struct MinMaxParts {
     /// The number of values.
     pub count: u64,
     /// The smallest value (0 when `count` is 0, NaN when a NaN was seen).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub min: f64,
     /// The largest value (0 when `count` is 0, NaN when a NaN was seen).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub max: f64,
 }
 

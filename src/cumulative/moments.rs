@@ -19,11 +19,18 @@ const STALE_EVERY: u64 = 8;
 /// Count, shift, mean offset and sum of squared deviations of a set of
 /// values. `mean = shift + offset`; `m2 = Σ (x − mean)²`.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "F: Float")
+)]
 pub(crate) struct Moments<F> {
     pub(crate) count: u64,
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub(crate) shift: F,
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub(crate) offset: F,
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub(crate) m2: F,
 }
 

@@ -41,8 +41,9 @@ use crate::{Error, Float, VarianceParts};
 /// about 1e-9 on the same data.)
 ///
 /// **Serialized form** (feature `serde`, stable):
-/// `{"count":3,"shift":1.0,"offset":1.0,"m2":14.0,"m3":18.0}`, the fields of
-/// [`SkewnessParts`], validated on the way in.
+/// `{"count":3,"shift":"1.0","offset":"1.0","m2":"14.0","m3":"18.0"}` in
+/// JSON, the fields of [`SkewnessParts`] with each float an exact string
+/// ([Checkpoints](crate#checkpoints)), validated on the way in.
 ///
 /// # Example
 ///
@@ -159,12 +160,16 @@ pub struct SkewnessParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
     /// The mean minus the shift.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset: f64,
     /// Σ(x − mean)².
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2: f64,
     /// Σ(x − mean)³.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m3: f64,
 }
 

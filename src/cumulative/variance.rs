@@ -17,6 +17,10 @@ use crate::{Element, Error, Float};
 /// Empty → every statistic is `None`; the sample variance needs two values.
 /// The variance is never negative; NaN and ±∞ propagate.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -35,11 +39,7 @@ use crate::{Element, Error, Float};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "Moments<F>",
-        into = "Moments<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "Moments<F>", into = "Moments<F>", bound = "F: Float")
 )]
 pub struct Variance<F> {
     moments: Moments<F>,
@@ -311,6 +311,9 @@ impl<F: Float> Variance<F> {
 /// their digits. Every field is exact for `Variance<f32>` too, so the
 /// exchange loses nothing; merge the rebuilt values, never the means.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -334,10 +337,13 @@ pub struct VarianceParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
     /// The mean minus the shift.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset: f64,
     /// The sum of squared deviations from the mean, Σ(x − mean)².
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2: f64,
 }
 

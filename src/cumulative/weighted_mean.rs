@@ -21,6 +21,10 @@ use crate::{Element, Error, Float};
 /// report an invalid weight; use [`try_extend`](Self::try_extend) and
 /// [`try_from_iter`](Self::try_from_iter).
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -53,6 +57,9 @@ pub struct WeightedMean<F> {
 /// `f64` whatever the accumulator's float type. `mean = shift + offset`.
 /// The serde form of [`WeightedMean`] is this struct, and is stable.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -69,10 +76,13 @@ pub struct WeightedMeanParts {
     /// Values pushed with a positive weight.
     pub count: u64,
     /// Σw.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub total_weight: f64,
     /// A value from the data (with a positive weight).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
     /// `mean − shift`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset: f64,
 }
 

@@ -36,6 +36,10 @@ use crate::{Element, Error, Float};
 /// and [`try_from_iter`](Self::try_from_iter) take pairs and return the
 /// error instead.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -76,6 +80,9 @@ pub struct WeightedVariance<F> {
 /// with weight 0 before any positive weight is recorded as a NaN `shift`
 /// and `m2` with `count` and `total_weight` 0.
 ///
+/// Serialized (feature `serde`) losslessly in any format: in JSON each
+/// float is an exact string ([Checkpoints](crate#checkpoints)).
+///
 /// # Example
 ///
 /// ```
@@ -93,14 +100,19 @@ pub struct WeightedVarianceParts {
     /// Values pushed with a positive weight.
     pub count: u64,
     /// Σw.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub total_weight: f64,
     /// Σw².
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub sum_sq_weights: f64,
     /// A value from the data (with a positive weight).
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
     /// `mean − shift`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub offset: f64,
     /// `Σw(x − mean)²`.
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub m2: f64,
 }
 

@@ -50,6 +50,10 @@ use crate::{Error, Float, Momentum};
 /// pushed, they stay in the average (except under a weight of 1 for the
 /// new value, which replaces it).
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -76,11 +80,7 @@ use crate::{Error, Float, Momentum};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "EmaState<F>",
-        into = "EmaState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "EmaState<F>", into = "EmaState<F>", bound = "F: Float")
 )]
 pub struct Ema<F> {
     /// The momentum, the options and the count.
@@ -541,11 +541,15 @@ impl_accumulator!(Ema);
 /// The serialized form of [`Ema`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 struct EmaState<F> {
     momentum: Momentum<F>,
+    #[serde(with = "crate::serde_float::option")]
     initial: Option<F>,
+    #[serde(with = "crate::serde_float::option")]
     value: Option<F>,
     count: u64,
+    #[serde(with = "crate::serde_float")]
     residual: F,
     bias_correction: bool,
     #[serde(default)]

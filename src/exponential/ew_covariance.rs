@@ -35,6 +35,10 @@ use crate::{Error, Float, Momentum};
 /// `None`. NaN and ±∞ propagate by default. It takes pairs, so it is
 /// [`Extend`]`<(F, F)>` rather than an [`Accumulator`](crate::Accumulator).
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -54,7 +58,7 @@ use crate::{Error, Float, Momentum};
     serde(
         try_from = "EwCovarianceState<F>",
         into = "EwCovarianceState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+        bound = "F: Float"
     )
 )]
 pub struct EwCovariance<F> {
@@ -459,15 +463,23 @@ impl<'a, F: Float> Extend<&'a (F, F)> for EwCovariance<F> {
 /// The serialized form of [`EwCovariance`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 struct EwCovarianceState<F> {
     momentum: Momentum<F>,
     count: u64,
+    #[serde(with = "crate::serde_float")]
     shift_x: F,
+    #[serde(with = "crate::serde_float")]
     offset_x: F,
+    #[serde(with = "crate::serde_float")]
     shift_y: F,
+    #[serde(with = "crate::serde_float")]
     offset_y: F,
+    #[serde(with = "crate::serde_float")]
     variance_x: F,
+    #[serde(with = "crate::serde_float")]
     variance_y: F,
+    #[serde(with = "crate::serde_float")]
     covariance: F,
     #[serde(default)]
     weights: WeightsState<F>,
@@ -505,10 +517,14 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
                 "variances and covariance must be 0 when count is 1",
             ));
         }
-        // Cauchy–Schwarz, with room for rounding.
-        // (A product of the two square roots cannot underflow to 0.)
-        let bound = s.variance_x.sqrt() * s.variance_y.sqrt();
-        if s.covariance.abs() > bound * (F::one() + F::from_f64(1e-6)) + F::min_positive_value() {
+        // Cauchy–Schwarz, with room for rounding. The squares behind a
+        // variance underflow before the products behind the covariance do
+        // (deviations of 1e-300 square to 0): each variance gets room for
+        // a few such losses. (A product of the two square roots cannot
+        // underflow to 0.)
+        let underflow = F::from_f64(4.0) * F::min_positive_value();
+        let bound = (s.variance_x + underflow).sqrt() * (s.variance_y + underflow).sqrt();
+        if s.covariance.abs() > bound * (F::one() + F::from_f64(1e-6)) {
             return Err(Error::state(format!(
                 "|covariance| {} exceeds √(variance_x·variance_y) = {bound}",
                 s.covariance

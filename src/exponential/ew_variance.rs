@@ -64,6 +64,10 @@ use crate::{Error, Float, Momentum};
 /// propagate by default (until a weight of 1 for the new value replaces
 /// them).
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -103,7 +107,7 @@ use crate::{Error, Float, Momentum};
     serde(
         try_from = "EwVarianceState<F>",
         into = "EwVarianceState<F>",
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
+        bound = "F: Float"
     )
 )]
 pub struct EwVariance<F> {
@@ -523,11 +527,15 @@ impl_accumulator!(EwVariance);
 /// The serialized form of [`EwVariance`], validated on the way in.
 #[cfg(feature = "serde")]
 #[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 struct EwVarianceState<F> {
     momentum: Momentum<F>,
     count: u64,
+    #[serde(with = "crate::serde_float")]
     shift: F,
+    #[serde(with = "crate::serde_float")]
     offset: F,
+    #[serde(with = "crate::serde_float")]
     variance: F,
     #[serde(default)]
     weights: WeightsState<F>,

@@ -31,13 +31,17 @@ use crate::error::{Error, check_unit_interval};
 /// assert_eq!(Momentum::<f64>::Cumulative.blend(3.0, 6.0, 3), 4.0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(bound = "F: Float")
+)]
 pub enum Momentum<F> {
     /// Weight of the old value, in `[0, 1]` (Keras/TF `momentum`, TF EMA `decay`).
-    Decay(F),
+    Decay(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),
     /// Weight of the new value, in `[0, 1]` (PyTorch `momentum`, cuDNN
     /// `exponentialAverageFactor`).
-    Factor(F),
+    Factor(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),
     /// Equal weight for every value: the cumulative average.
     Cumulative,
 }

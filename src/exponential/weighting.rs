@@ -355,6 +355,7 @@ impl<F: Float> Weighting<F> {
 /// existed still restore.
 #[cfg(feature = "serde")]
 #[derive(Default, serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
 pub(crate) struct WeightsState<F> {
     #[serde(default)]
     adjusted: bool,
@@ -363,12 +364,16 @@ pub(crate) struct WeightsState<F> {
     #[serde(default)]
     min_periods: u64,
     #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
     total: Option<F>,
     #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
     squares: Option<F>,
     #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
     pending: Option<F>,
     #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
     clock: Option<F>,
     #[serde(default)]
     timed: bool,

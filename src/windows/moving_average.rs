@@ -52,11 +52,15 @@ use crate::{Error, Float, NanPolicy};
 ///
 /// Two moving averages are equal when they have the same window length and
 /// hold the same values in the same order. With the `serde` feature the
-/// serialized form is exactly that — `{"window": 3, "values": [...]}`,
-/// oldest first — and the sums are recomputed on the way in, so a restored
-/// average continues like the original, up to rounding (given a format that
-/// reads floats back exactly). A window of 0 or more values than the window
-/// is rejected with an [`Error`].
+/// serialized form is that — `{"window": 3, "values": [...]}`, oldest
+/// first, with the options — and the engine: the running sums as they are
+/// and where the window stands between their refreshes. The sums are
+/// checked against the values on the way in, and the restored average goes
+/// on bit for bit as the original would have, in any format
+/// ([Checkpoints](crate#checkpoints)). A window of 0, more values than the
+/// window, or sums that do not match the values are rejected with an
+/// [`Error`]; a state without the engine (saved before it was carried) takes
+/// its sums afresh from the values.
 ///
 /// # Example
 ///
@@ -75,10 +79,7 @@ use crate::{Error, Float, NanPolicy};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        transparent,
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
-    )
+    serde(transparent, bound = "F: Float")
 )]
 pub struct MovingAverage<F> {
     inner: Window<F, ShiftedSum<F>>,

@@ -46,6 +46,10 @@ use crate::{Error, Float};
 /// length, the values oldest first and the options, with the deques rebuilt
 /// on the way in.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -65,10 +69,7 @@ use crate::{Error, Float};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Deserialize),
-    serde(
-        try_from = "super::state::WindowState<F>",
-        bound = "F: Float + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "super::state::WindowState<F>", bound = "F: Float")
 )]
 pub struct MovingMinMax<F> {
     ring: Ring<F>,
@@ -403,9 +404,14 @@ impl<F: Float> TryFrom<super::state::WindowState<F>> for MovingMinMax<F> {
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float + serde::Serialize> serde::Serialize for MovingMinMax<F> {
+impl<F: Float> serde::Serialize for MovingMinMax<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        super::state::serialize(serializer, &self.ring, None, self.policy)
+        super::state::serialize(
+            serializer,
+            &self.ring,
+            &super::state::Extra::None,
+            self.policy,
+        )
     }
 }
 

@@ -103,6 +103,10 @@ fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
 /// "min_periods"}` with the ordered sets rebuilt on the way in (a `q`
 /// outside `[0, 1]` or more values than the window is rejected).
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -124,10 +128,7 @@ fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Deserialize),
-    serde(
-        try_from = "super::state::QuantileState<F>",
-        bound = "F: Float + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "super::state::QuantileState<F>", bound = "F: Float")
 )]
 pub struct MovingQuantile<F> {
     ring: Ring<F>,
@@ -533,9 +534,14 @@ impl<F: Float> TryFrom<super::state::QuantileState<F>> for MovingQuantile<F> {
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float + serde::Serialize> serde::Serialize for MovingQuantile<F> {
+impl<F: Float> serde::Serialize for MovingQuantile<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        super::state::serialize(serializer, &self.ring, Some(self.q.as_f64()), self.policy)
+        super::state::serialize(
+            serializer,
+            &self.ring,
+            &super::state::Extra::Quantile(self.q.as_f64()),
+            self.policy,
+        )
     }
 }
 

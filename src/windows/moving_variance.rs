@@ -63,6 +63,10 @@ use crate::{Error, Float, NanPolicy};
 /// `{"window": n, "values": [...]}` with the statistics recomputed on the
 /// way in.
 ///
+/// **Checkpoints** (feature `serde`): serialized losslessly in any
+/// format, and restored to a state that goes on bit for bit; see
+/// [Checkpoints](crate#checkpoints).
+///
 /// # Example
 ///
 /// ```
@@ -80,10 +84,7 @@ use crate::{Error, Float, NanPolicy};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        transparent,
-        bound = "F: Float + serde::Serialize + serde::de::DeserializeOwned"
-    )
+    serde(transparent, bound = "F: Float")
 )]
 pub struct MovingVariance<F> {
     inner: Window<F, ShiftedMoments<F>>,

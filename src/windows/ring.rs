@@ -121,6 +121,27 @@ impl<F: Copy> Ring<F> {
         older.iter().chain(newer).copied()
     }
 
+    /// A ring that holds `values`, oldest first, with the oldest at
+    /// position `head` once full (`head` is 0 while it fills): the ring a
+    /// [`head`](Self::head) and an [`iter`](Self::iter) came from. `None`
+    /// when they do not fit the window.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_values(window: usize, mut values: Vec<F>, head: usize) -> Option<Self> {
+        let fits = match values.len() {
+            n if n == window => head < window,
+            n => n < window && head == 0,
+        };
+        if !fits || window == 0 {
+            return None;
+        }
+        values.rotate_right(head);
+        Some(Self {
+            buf: values,
+            head,
+            window,
+        })
+    }
+
     /// Forgets every value, keeping the allocation.
     pub(crate) fn clear(&mut self) {
         self.buf.clear();
@@ -169,6 +190,22 @@ mod tests {
             assert_eq!(r.push(x), Some(x - 1));
             assert_eq!(contents(&r), vec![x]);
         }
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn from_values_rebuilds_the_ring_a_head_and_values_came_from() {
+        let mut r = Ring::new(4);
+        for x in 0..11 {
+            r.push(x);
+            let back = Ring::from_values(4, contents(&r), r.head()).unwrap();
+            assert_eq!(back.as_slices(), r.as_slices());
+            assert_eq!(back.head(), r.head());
+        }
+        assert!(Ring::from_values(4, vec![1, 2], 1).is_none());
+        assert!(Ring::from_values(2, vec![1, 2, 3], 0).is_none());
+        assert!(Ring::from_values(2, vec![1, 2], 2).is_none());
+        assert!(Ring::<i32>::from_values(0, vec![], 0).is_none());
     }
 
     #[test]

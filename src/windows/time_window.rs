@@ -4,6 +4,8 @@ use alloc::collections::VecDeque;
 
 use super::extrema::{Extrema, Extreme};
 use super::policy::Policy;
+#[cfg(feature = "serde")]
+use super::state::SumsState;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
 use crate::NanPolicy;
 use crate::{Error, Float};
@@ -50,9 +52,13 @@ use crate::{Error, Float};
 ///
 /// Equal when the span, the options, the time of the latest push and the
 /// samples in order are equal. Serialized as `{"span", "last_time",
-/// "times", "values", "nan_policy", "min_periods"}`; on the way in the
-/// times must be finite, in order, no later than `last_time` and inside
-/// its span, and the statistics are recomputed.
+/// "times", "values", "nan_policy", "min_periods", "engine"}`, the engine
+/// being the running sums as they are and where the window stands between
+/// their take-overs; on the way in the times must be finite, in order, no
+/// later than `last_time` and inside its span, and the sums must match the
+/// values. The restored window goes on bit for bit as the original would
+/// have, in any format ([Checkpoints](crate#checkpoints)); a state without
+/// the engine (saved before it was carried) takes its sums afresh.
 ///
 /// # Example
 ///
@@ -76,10 +82,7 @@ use crate::{Error, Float};
 #[cfg_attr(
     feature = "serde",
     derive(serde::Deserialize),
-    serde(
-        try_from = "TimeWindowState<F>",
-        bound = "F: Float + serde::de::DeserializeOwned"
-    )
+    serde(try_from = "TimeWindowState<F>", bound = "F: Float")
 )]
 pub struct TimeWindow<F> {
     span: f64,
@@ -587,16 +590,40 @@ impl<F: Float> PartialEq for TimeWindow<F> {
 /// A time window as serialized.
 #[cfg(feature = "serde")]
 #[derive(serde::Deserialize)]
+#[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
 struct TimeWindowState<F> {
+    #[serde(with = "crate::serde_float")]
     span: f64,
+    #[serde(with = "crate::serde_float::option")]
     last_time: Option<f64>,
+    #[serde(with = "crate::serde_float::seq")]
     times: alloc::vec::Vec<f64>,
+    #[serde(with = "crate::serde_float::seq")]
     values: alloc::vec::Vec<F>,
     #[serde(default)]
     nan_policy: NanPolicy,
     #[serde(default = "super::policy::default_min_periods")]
     min_periods: usize,
+    /// Absent in state saved before the sums were carried: they are then
+    /// taken afresh from the samples.
+    #[serde(default)]
+    engine: Option<TimeEngineState<F>>,
+}
+
+/// Where a time window stands between the take-overs of its sums, and the
+/// sums.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(bound = "F: Float")]
+#[serde(deny_unknown_fields)]
+struct TimeEngineState<F> {
+    /// The samples at the front that predate the last take-over.
+    stale: usize,
+    /// The shift is leaving: the next finite sample takes it over.
+    rebase_pending: bool,
+    /// The sums of every finite sample in the window.
+    sums: SumsState<F>,
 }
 
 #[cfg(feature = "serde")]
@@ -616,20 +643,64 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
         }
         let last = match (state.last_time, state.times.last()) {
             (None, None) => return Ok(w),
-            (Some(last), _) => last,
+            (Some(last), _) if last.is_finite() => last,
+            (Some(last), _) => {
+                return Err(Error::state(alloc::format!(
+                    "last time {last} is not finite"
+                )));
+            }
             (None, Some(_)) => return Err(Error::state("samples without a last time")),
         };
-        for (&t, x) in state.times.iter().zip(state.values) {
+        for &t in &state.times {
             if last - t >= state.span || t > last || t.is_nan() {
                 return Err(Error::state(alloc::format!(
                     "a sample at {t} is outside the span {} before {last}",
                     state.span
                 )));
             }
-            w.push_at(t, x)
-                .map_err(|e| Error::state(alloc::format!("{e}")))?;
         }
-        w.push_at_time_only(last)?;
+        let Some(engine) = state.engine else {
+            for (&t, x) in state.times.iter().zip(state.values) {
+                w.push_at(t, x)
+                    .map_err(|e| Error::state(alloc::format!("{e}")))?;
+            }
+            w.push_at_time_only(last)?;
+            return Ok(w);
+        };
+        if state.times.windows(2).any(|pair| pair[1] < pair[0]) {
+            return Err(Error::state("the sample times must not decrease"));
+        }
+        if engine.stale > state.times.len() {
+            return Err(Error::state(alloc::format!(
+                "{} stale samples in a window of {}",
+                engine.stale,
+                state.times.len()
+            )));
+        }
+        w.samples = state.times.into_iter().zip(state.values).collect();
+        w.last_time = Some(last);
+        w.pushed = w.samples.len() as u64;
+        for (seq, &(_, x)) in (0..).zip(&w.samples) {
+            if !x.is_finite() {
+                *w.non_finite.slot(x) += 1;
+            }
+            if !x.is_nan() {
+                w.extrema.push(seq, x);
+            }
+        }
+        // `fresh` is what `add_fresh` made of the samples since the last
+        // take-over, in order: the same sums again.
+        for &(_, x) in w.samples.range(engine.stale..) {
+            if x.is_finite() {
+                w.fresh.add_fresh(x);
+            }
+        }
+        let samples = &w.samples;
+        w.total = ShiftedMoments::from_state(engine.sums, || {
+            samples.iter().map(|s| s.1).filter(|x| x.is_finite())
+        })?;
+        w.stale = engine.stale;
+        w.rebase_pending = engine.rebase_pending;
         Ok(w)
     }
 }
@@ -649,8 +720,9 @@ impl<F: Float> TimeWindow<F> {
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float + serde::Serialize> serde::Serialize for TimeWindow<F> {
+impl<F: Float> serde::Serialize for TimeWindow<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        use crate::serde_float::Exact;
         use serde::ser::SerializeStruct;
 
         /// One column of the samples, oldest first, without copying.
@@ -662,13 +734,19 @@ impl<F: Float + serde::Serialize> serde::Serialize for TimeWindow<F> {
             }
         }
 
-        let mut state = serializer.serialize_struct("TimeWindowState", 6)?;
-        state.serialize_field("span", &self.span)?;
-        state.serialize_field("last_time", &self.last_time)?;
-        state.serialize_field("times", &Column(&self.samples, |s| s.0))?;
-        state.serialize_field("values", &Column(&self.samples, |s| s.1))?;
+        let mut state = serializer.serialize_struct("TimeWindowState", 7)?;
+        state.serialize_field("span", &Exact(self.span))?;
+        state.serialize_field("last_time", &self.last_time.map(Exact))?;
+        state.serialize_field("times", &Column(&self.samples, |s| Exact(s.0)))?;
+        state.serialize_field("values", &Column(&self.samples, |s| Exact(s.1)))?;
         state.serialize_field("nan_policy", &self.policy.nan)?;
         state.serialize_field("min_periods", &self.policy.min_periods)?;
+        let engine = TimeEngineState {
+            stale: self.stale,
+            rebase_pending: self.rebase_pending,
+            sums: self.total.to_state(),
+        };
+        state.serialize_field("engine", &Some(engine))?;
         state.end()
     }
 }

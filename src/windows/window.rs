@@ -90,7 +90,7 @@ use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
 #[cfg(feature = "serde")]
-use super::state::WindowState;
+use super::state::{EngineState, M2State, SumsState, SumsWindowState};
 use crate::Float;
 use crate::NanPolicy;
 use crate::error::{Error, ErrorKind};
@@ -189,6 +189,21 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     }
     /// The compensated sum behind the mean.
     fn sum(&self) -> &ShiftedSum<F>;
+    /// The state as it is, for a serialized window.
+    #[cfg(feature = "serde")]
+    fn to_state(&self) -> SumsState<F>;
+    /// The state `state` describes, of a set whose finite values are
+    /// `values()`. O(n).
+    ///
+    /// # Errors
+    ///
+    /// When it breaks an invariant, or differs from the values' own sums
+    /// by more than its rounding can explain.
+    #[cfg(feature = "serde")]
+    fn from_state<I: Iterator<Item = F>>(
+        state: SumsState<F>,
+        values: impl Fn() -> I,
+    ) -> Result<Self, Error>;
 }
 
 /// Σ(x·scale − shift) as an unevaluated pair `hi + lo`, with the count.
@@ -480,6 +495,154 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
     fn sum(&self) -> &ShiftedSum<F> {
         self
     }
+
+    #[cfg(feature = "serde")]
+    fn to_state(&self) -> SumsState<F> {
+        SumsState {
+            shift: self.shift,
+            hi: self.hi,
+            lo: self.lo,
+            lo_churn: self.lo_churn,
+            scale: self.scale,
+            m2: None,
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    fn from_state<I: Iterator<Item = F>>(
+        state: SumsState<F>,
+        values: impl Fn() -> I,
+    ) -> Result<Self, Error> {
+        if state.m2.is_some() {
+            return Err(Error::state("a moving average keeps no m2"));
+        }
+        Self::checked(&state, &values).map(|(sum, _)| sum)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> ShiftedSum<F> {
+    /// The sum `state` describes, checked: finite fields, a power-of-two
+    /// scale, nothing held when the set is empty, no rebuild due, and the
+    /// pair within its own rounding bound of the values' sum taken afresh
+    /// about the same shift. The bound is rigorous: the pair is within
+    /// `ε·lo_churn` of the exact sum (see [`needs_rebuild`]), the fresh
+    /// sum within `ε` of its own churn, and each is read rounded once.
+    /// Returns the sum and that bound on the error of its total.
+    ///
+    /// [`needs_rebuild`]: WindowStats::needs_rebuild
+    fn checked<I: Iterator<Item = F>>(
+        state: &SumsState<F>,
+        values: &impl Fn() -> I,
+    ) -> Result<(Self, F), Error> {
+        let SumsState {
+            shift,
+            hi,
+            lo,
+            lo_churn,
+            scale,
+            m2: _,
+        } = *state;
+        for (name, x) in [
+            ("shift", shift),
+            ("hi", hi),
+            ("lo", lo),
+            ("lo_churn", lo_churn),
+        ] {
+            if !x.is_finite() {
+                return Err(Error::state(alloc::format!(
+                    "sum {name} must be finite, got {x}"
+                )));
+            }
+        }
+        if lo_churn < F::zero() {
+            return Err(Error::state(alloc::format!(
+                "sum lo_churn must be non-negative, got {lo_churn}"
+            )));
+        }
+        check_scale("sum scale", scale)?;
+        let mut sum = Self {
+            count: values().count(),
+            shift,
+            hi,
+            lo,
+            lo_churn,
+            scale,
+            unscale: F::one() / scale,
+            magnitude: F::zero(),
+        };
+        sum.remeasure();
+        if sum.count == 0 {
+            let empty = Self::default();
+            let untouched = (shift, hi, lo, lo_churn, scale)
+                == (empty.shift, empty.hi, empty.lo, empty.lo_churn, empty.scale);
+            return if untouched {
+                Ok((empty, F::zero()))
+            } else {
+                Err(Error::state(
+                    "the sums of a window without finite values must be 0",
+                ))
+            };
+        }
+        if sum.needs_rebuild() {
+            return Err(Error::state(alloc::format!(
+                "sum lo_churn {lo_churn} is beyond the bound a window keeps"
+            )));
+        }
+        // The values' own sum about the same shift and in the same scale,
+        // brought down by a power of two `k` when it overflows in this
+        // order (the kept pair, which took the values in another order,
+        // need not have).
+        let afresh = |k: F| {
+            let mut fresh = Self {
+                hi: F::zero(),
+                lo: F::zero(),
+                lo_churn: F::zero(),
+                shift: shift * k,
+                scale: scale * k,
+                ..sum.clone()
+            };
+            for x in values() {
+                let (y, e) = fresh.shifted(x);
+                fresh.accumulate_pair(y, e);
+            }
+            fresh
+        };
+        let mut k = F::one();
+        let mut fresh = afresh(k);
+        if !fresh.total().is_finite() {
+            let max = values().fold(F::zero(), |m, x| m.max(x.abs()));
+            let four = F::from_f64(4.0);
+            k = scale_for(max * scale, F::max_value() / four / count_to(sum.count));
+            fresh = afresh(k);
+        }
+        let (kept, exact) = (sum.total() * k, fresh.total());
+        let two_eps = F::epsilon() + F::epsilon();
+        let bound =
+            two_eps * (lo_churn * k + fresh.lo_churn + exact.abs()) + F::min_positive_value();
+        // NaN fails too.
+        if (kept - exact).abs() <= bound {
+            Ok((sum, bound / k))
+        } else {
+            Err(Error::state(alloc::format!(
+                "the sum {kept} does not match the values, whose sum is {exact}"
+            )))
+        }
+    }
+}
+
+/// Checks that a serialized scale is a power of two in `(0, 1]`, as every
+/// scale the windows choose is.
+#[cfg(feature = "serde")]
+fn check_scale<F: Float>(name: &str, scale: F) -> Result<(), Error> {
+    let (mantissa, _, sign) = num_traits::Float::integer_decode(scale);
+    if scale > F::zero() && scale <= F::one() && sign > 0 && mantissa.is_power_of_two() {
+        Ok(())
+    } else {
+        Err(Error::state(alloc::format!(
+            "{name} must be a power of two in (0, 1], got {scale}"
+        )))
+    }
 }
 
 /// A [`ShiftedSum`] and M2 = Σ(x − x̄)², each deviation in the sum's scale
@@ -679,6 +842,74 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     fn sum(&self) -> &ShiftedSum<F> {
         &self.sum
     }
+
+    #[cfg(feature = "serde")]
+    fn to_state(&self) -> SumsState<F> {
+        SumsState {
+            m2: Some(M2State {
+                value: self.m2,
+                churn: self.churn,
+                scale: self.dev_scale,
+            }),
+            ..self.sum.to_state()
+        }
+    }
+
+    /// The sum as [`ShiftedSum`] checks it, then M2: non-negative, a
+    /// power-of-two scale, and within `√ε` of M2 taken afresh (M2's own
+    /// error after the updates of up to a refresh period is some thousands
+    /// of ulps: this catches a state whose M2 is not the values', not its
+    /// rounding).
+    #[cfg(feature = "serde")]
+    fn from_state<I: Iterator<Item = F>>(
+        state: SumsState<F>,
+        values: impl Fn() -> I,
+    ) -> Result<Self, Error> {
+        let Some(M2State {
+            value,
+            churn,
+            scale,
+        }) = state.m2
+        else {
+            return Err(Error::state("a moving variance's sums must hold m2"));
+        };
+        let (sum, sum_bound) = ShiftedSum::checked(&state, &values)?;
+        // +∞ is a variance too large to represent, which a window keeps
+        // until the values that make it leave; NaN, deviations whose
+        // rounding errors overflowed (checked against the values below).
+        for (name, x) in [("m2", value), ("m2 churn", churn)] {
+            if x < F::zero() {
+                return Err(Error::state(alloc::format!(
+                    "{name} must be non-negative, got {x}"
+                )));
+            }
+        }
+        check_scale("m2 scale", scale)?;
+        let mut moments = Self {
+            sum,
+            dev_scale: scale,
+            m2: value,
+            churn,
+            inv_count: F::zero(),
+        };
+        moments.count_changed();
+        let fresh = moments.m2_at(&values, scale);
+        // The deviations are measured from the kept mean, which may be off
+        // by the sum's own bound: M2 about it may differ by n·(bound/n)²,
+        // doubled for either side.
+        let off = sum_bound * scale;
+        let n = count_to::<F>(moments.sum.count.max(1));
+        let slack = (off + off) * (off + off) / n;
+        let bound = F::epsilon().sqrt() * (value + fresh + churn) + slack + F::min_positive_value();
+        let same = value == fresh || (value.is_nan() && fresh.is_nan());
+        if same || (value - fresh).abs() <= bound {
+            Ok(moments)
+        } else {
+            Err(Error::state(alloc::format!(
+                "m2 {value} does not match the values, whose m2 is {fresh}"
+            )))
+        }
+    }
 }
 
 impl<F: Float> ShiftedMoments<F> {
@@ -706,35 +937,43 @@ impl<F: Float> ShiftedMoments<F> {
     /// a window's worth of updates) well below the largest float.
     fn m2_afresh<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         self.count_changed();
-        let (sum, values) = (&self.sum, &values);
-        let offset = sum.offset();
-        let deviations = move || {
-            values().map(move |x| {
-                let (y, e) = sum.shifted(x);
-                (y - offset) + e
-            })
-        };
-        let m2_at = move |k: F| {
-            deviations().fold(F::zero(), |m2, d| {
-                let d = d * k;
-                m2 + d * d
-            })
-        };
         let mut k = F::one();
-        let mut m2 = m2_at(k);
-        if !m2.is_finite() && !offset.is_nan() {
+        let mut m2 = self.m2_at(&values, k);
+        if !m2.is_finite() && !self.sum.offset().is_nan() {
             // n·(k·max|d|)² must stay well below the largest float.
-            let max = deviations().fold(F::zero(), |m, d| m.max(d.abs()));
+            let max = self
+                .deviations(&values)
+                .fold(F::zero(), |m, d| m.max(d.abs()));
             let sixty_four = F::from_f64(64.0);
-            let limit = (F::max_value() / sixty_four / count_to(sum.count)).sqrt();
+            let limit = (F::max_value() / sixty_four / count_to(self.sum.count)).sqrt();
             if max.is_finite() {
                 k = scale_for(max, limit);
-                m2 = m2_at(k);
+                m2 = self.m2_at(&values, k);
             }
         }
         self.dev_scale = k;
         self.m2 = m2;
         self.churn = m2;
+    }
+
+    /// The deviations of `values()` from the sum's mean, in its scale.
+    fn deviations<'a, I: Iterator<Item = F> + 'a>(
+        &'a self,
+        values: &'a impl Fn() -> I,
+    ) -> impl Iterator<Item = F> + 'a {
+        let offset = self.sum.offset();
+        values().map(move |x| {
+            let (y, e) = self.sum.shifted(x);
+            (y - offset) + e
+        })
+    }
+
+    /// The sum of the squared deviations, each brought down by `k` first.
+    fn m2_at<I: Iterator<Item = F>>(&self, values: &impl Fn() -> I, k: F) -> F {
+        self.deviations(values).fold(F::zero(), |m2, d| {
+            let d = d * k;
+            m2 + d * d
+        })
     }
 }
 
@@ -784,10 +1023,7 @@ impl NonFinite {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Deserialize),
-    serde(
-        try_from = "WindowState<F>",
-        bound = "F: Float + serde::de::DeserializeOwned, S: WindowStats<F>"
-    )
+    serde(try_from = "SumsWindowState<F>", bound = "F: Float, S: WindowStats<F>")
 )]
 pub(crate) struct Window<F, S> {
     ring: Ring<F>,
@@ -937,6 +1173,12 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         if self.total.needs_rebuild() {
             self.rebuild();
         }
+        self.set_fast_until();
+    }
+
+    /// Opens the fast path when the window is full of finite values and no
+    /// re-base is pending, and closes it otherwise.
+    fn set_fast_until(&mut self) {
         let fast = self.ring.is_full() && !self.rebase_pending && self.non_finite.is_empty(false);
         self.fast_until = if fast { self.ring.window() - 1 } else { 0 };
     }
@@ -1062,23 +1304,58 @@ impl<F: Float, S> PartialEq for Window<F, S> {
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float, S: WindowStats<F>> TryFrom<WindowState<F>> for Window<F, S> {
+impl<F: Float, S: WindowStats<F>> TryFrom<SumsWindowState<F>> for Window<F, S> {
     type Error = Error;
 
-    fn try_from(state: WindowState<F>) -> Result<Self, Error> {
+    /// The window as it was saved: its ring with the head where it was,
+    /// its sums as they were (checked against the values), and where it
+    /// stood between refreshes. State saved without its engine (before the
+    /// sums were carried) is pushed again from its values.
+    fn try_from(state: SumsWindowState<F>) -> Result<Self, Error> {
+        let (state, engine) = state.into();
         let mut w = Self::new(state.window)?;
         w.policy = state.checked_policy()?;
-        for x in state.values {
-            w.push(x);
+        let Some(engine) = engine else {
+            for x in state.values {
+                w.push(x);
+            }
+            return Ok(w);
+        };
+        let len = state.values.len();
+        let ring = Ring::from_values(state.window, state.values, engine.head).ok_or_else(|| {
+            Error::state(alloc::format!(
+                "head {} does not fit a window of {} holding {len} values",
+                engine.head,
+                state.window
+            ))
+        })?;
+        for x in ring.iter().filter(|x| !x.is_finite()) {
+            *w.non_finite.slot(x) += 1;
         }
+        w.total = S::from_state(engine.sums, || ring.iter().filter(|x| x.is_finite()))?;
+        w.ring = ring;
+        w.since_refresh = engine.since_refresh;
+        w.rebase_pending = engine.rebase_pending;
+        w.set_fast_until();
         Ok(w)
     }
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float + serde::Serialize, S> serde::Serialize for Window<F, S> {
+impl<F: Float, S: WindowStats<F>> serde::Serialize for Window<F, S> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        super::state::serialize(serializer, &self.ring, None, self.policy)
+        let engine = EngineState {
+            head: self.ring.head(),
+            since_refresh: self.since_refresh,
+            rebase_pending: self.rebase_pending,
+            sums: self.total.to_state(),
+        };
+        super::state::serialize(
+            serializer,
+            &self.ring,
+            &super::state::Extra::Engine(&engine),
+            self.policy,
+        )
     }
 }
 

@@ -409,12 +409,16 @@ fn hostile_input_is_an_error_that_names_it() {
 fn the_serde_form_is_the_parts_and_is_validated() {
     // Centred on the statistics' shift, the first value: Σdy·(x − 1) = 1·0 + 2·2.
     const JSON: &str =
+        r#"{"count":2,"centre":["1.0"],"sum_dy":["3.0"],"sum_dy_dx":["4.0"],"poisoned":false}"#;
+    const LEGACY: &str =
         r#"{"count":2,"centre":[1.0],"sum_dy":[3.0],"sum_dy_dx":[4.0],"poisoned":false}"#;
     let stats = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1).unwrap()).unwrap();
     let sums =
         GradSums::compute(&[1.0, 3.0], &[1.0, 2.0], Layout::nc(2, 1).unwrap(), &stats).unwrap();
     assert_eq!(serde_json::to_string(&sums).unwrap(), JSON);
     let back: GradSums<f64> = serde_json::from_str(JSON).unwrap();
+    assert_eq!(back, sums);
+    let back: GradSums<f64> = serde_json::from_str(LEGACY).unwrap();
     assert_eq!(back, sums);
     let bad = r#"{"count":0,"centre":[2.0],"sum_dy":[3.0],"sum_dy_dx":[1.0],"poisoned":false}"#;
     assert!(serde_json::from_str::<GradSums<f64>>(bad).is_err());

@@ -300,17 +300,20 @@ fn corrupt_parts_are_rejected_with_a_reason() {
     assert!(e.to_string().contains("shift_x"), "{e}");
 }
 
-/// The serde form is stable: this JSON is what version 0.1 writes.
+/// The serde form is stable: this JSON is what this version writes.
 #[cfg(feature = "serde")]
 #[test]
 fn serde_form_is_the_committed_fixture() {
-    const FIXTURE: &str = r#"{"count":3,"shift_x":1.0,"offset_x":1.0,"m2_x":2.0,"shift_y":4.0,"offset_y":-2.0,"m2_y":8.0,"comoment":-4.0}"#;
+    const FIXTURE: &str = r#"{"count":3,"shift_x":"1.0","offset_x":"1.0","m2_x":"2.0","shift_y":"4.0","offset_y":"-2.0","m2_y":"8.0","comoment":"-4.0"}"#;
+    const LEGACY: &str = r#"{"count":3,"shift_x":1.0,"offset_x":1.0,"m2_x":2.0,"shift_y":4.0,"offset_y":-2.0,"m2_y":8.0,"comoment":-4.0}"#;
     let c = Covariance::<f64>::from_slices(&[1.0, 2.0, 3.0], &[4.0, 2.0, 0.0]).unwrap();
     assert_eq!(serde_json::to_string(&c).unwrap(), FIXTURE);
     let back: Covariance<f64> = serde_json::from_str(FIXTURE).unwrap();
     assert_eq!(back, c);
     assert_eq!(back.correlation(), Some(-1.0));
-    let bad = FIXTURE.replace("\"m2_y\":8.0", "\"m2_y\":-8.0");
+    assert_eq!(serde_json::from_str::<Covariance<f64>>(LEGACY).unwrap(), c);
+    let bad = FIXTURE.replace("\"m2_y\":\"8.0\"", "\"m2_y\":\"-8.0\"");
+    assert_ne!(bad, FIXTURE);
     assert!(serde_json::from_str::<Covariance<f64>>(&bad).is_err());
 }
 

@@ -19,6 +19,9 @@ mod batchnorm;
 /// The laws of BatchNorm merges, thread counts, layouts and checkpoints,
 /// 10 000 quickcheck cases each.
 mod batchnorm_laws;
+/// Every serializable state saved at every position of a hostile stream,
+/// through JSON and postcard, continues bit for bit.
+mod checkpoint;
 /// `Covariance` against exact and numpy values on every path, its laws,
 /// hostile input and checkpoints.
 mod covariance;

@@ -204,12 +204,14 @@ fn parts_round_trip_and_reject_corrupt_state() {
 #[test]
 fn serde_form_is_the_documented_fixture() {
     let m = MinMax::<f64>::from_slice(&[2.5, -1.0, 0.0]);
-    let json = r#"{"count":3,"min":-1.0,"max":2.5}"#;
+    let json = r#"{"count":3,"min":"-1.0","max":"2.5"}"#;
     assert_eq!(serde_json::to_string(&m).unwrap(), json);
     assert_eq!(serde_json::from_str::<MinMax<f64>>(json).unwrap(), m);
+    let legacy = r#"{"count":3,"min":-1.0,"max":2.5}"#;
+    assert_eq!(serde_json::from_str::<MinMax<f64>>(legacy).unwrap(), m);
     assert_eq!(
         serde_json::to_string(&MinMax::<f32>::new()).unwrap(),
-        r#"{"count":0,"min":0.0,"max":0.0}"#
+        r#"{"count":0,"min":"0.0","max":"0.0"}"#
     );
     let err =
         serde_json::from_str::<MinMax<f64>>(r#"{"count":3,"min":4.0,"max":2.5}"#).unwrap_err();

@@ -188,21 +188,28 @@ fn invalid_parts_are_rejected_with_a_reason() {
 fn serialized_forms_match_the_committed_fixtures() {
     use momenta::batchnorm::{BatchStats, Layout};
     let v = Variance::<f64>::from_slice(&[1.0, 3.0]);
-    let fixture = r#"{"count":2,"shift":1.0,"offset":1.0,"m2":2.0}"#;
+    let fixture = r#"{"count":2,"shift":"1.0","offset":"1.0","m2":"2.0"}"#;
     assert_eq!(serde_json::to_string(&v).unwrap(), fixture);
     assert_eq!(serde_json::from_str::<Variance<f64>>(fixture).unwrap(), v);
+    // The earlier form, floats as numbers, still restores.
+    let legacy = r#"{"count":2,"shift":1.0,"offset":1.0,"m2":2.0}"#;
+    assert_eq!(serde_json::from_str::<Variance<f64>>(legacy).unwrap(), v);
 
     let m = Mean::<f64>::from_slice(&[1.0, 3.0]);
-    let fixture = r#"{"count":2,"mean":2.0}"#;
+    let fixture = r#"{"count":2,"mean":"2.0"}"#;
     assert_eq!(serde_json::to_string(&m).unwrap(), fixture);
     assert_eq!(serde_json::from_str::<Mean<f64>>(fixture).unwrap(), m);
+    let legacy = r#"{"count":2,"mean":2.0}"#;
+    assert_eq!(serde_json::from_str::<Mean<f64>>(legacy).unwrap(), m);
 
     // Channels [1, 3] and [2, 4]: each shifted by its first value.
     let b = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0], Layout::nc(2, 2).unwrap()).unwrap();
-    let fixture =
-        r#"{"count":2,"shift":[1.0,2.0],"offset":[1.0,1.0],"m2":[2.0,2.0],"poisoned":false}"#;
+    let fixture = r#"{"count":2,"shift":["1.0","2.0"],"offset":["1.0","1.0"],"m2":["2.0","2.0"],"poisoned":false}"#;
     assert_eq!(serde_json::to_string(&b).unwrap(), fixture);
     assert_eq!(serde_json::from_str::<BatchStats<f64>>(fixture).unwrap(), b);
+    let legacy =
+        r#"{"count":2,"shift":[1.0,2.0],"offset":[1.0,1.0],"m2":[2.0,2.0],"poisoned":false}"#;
+    assert_eq!(serde_json::from_str::<BatchStats<f64>>(legacy).unwrap(), b);
     // The serialized form is the plain parts.
     assert_eq!(serde_json::to_string(&b.to_parts()).unwrap(), fixture);
 }

@@ -476,11 +476,13 @@ fn serde_form_is_the_documented_fixture() {
     // [1, 0, 5] (shift 1, mean 2, deviations −1, −2, 3).
     let xs = [1.0, 0.0, 5.0];
     let k = Kurtosis::<f64>::from_slice(&xs);
-    let json = r#"{"count":3,"shift":1.0,"offset":1.0,"m2":14.0,"m3":18.0,"m4":98.0}"#;
+    let json = r#"{"count":3,"shift":"1.0","offset":"1.0","m2":"14.0","m3":"18.0","m4":"98.0"}"#;
     assert_eq!(serde_json::to_string(&k).unwrap(), json);
     assert_eq!(serde_json::from_str::<Kurtosis<f64>>(json).unwrap(), k);
+    let legacy = r#"{"count":3,"shift":1.0,"offset":1.0,"m2":14.0,"m3":18.0,"m4":98.0}"#;
+    assert_eq!(serde_json::from_str::<Kurtosis<f64>>(legacy).unwrap(), k);
     let s = Skewness::<f32>::from_slice(&xs);
-    let json = r#"{"count":3,"shift":1.0,"offset":1.0,"m2":14.0,"m3":18.0}"#;
+    let json = r#"{"count":3,"shift":"1.0","offset":"1.0","m2":"14.0","m3":"18.0"}"#;
     assert_eq!(serde_json::to_string(&s).unwrap(), json);
     assert_eq!(serde_json::from_str::<Skewness<f32>>(json).unwrap(), s);
     let err = serde_json::from_str::<Kurtosis<f64>>(

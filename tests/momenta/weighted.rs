@@ -355,13 +355,14 @@ fn corrupt_parts_are_rejected_with_a_reason() {
     }
 }
 
-/// The serde forms are stable: this JSON is what version 0.1 writes.
+/// The serde forms are stable: this JSON is what this version writes.
 #[cfg(feature = "serde")]
 #[test]
 fn serde_forms_are_the_committed_fixtures() {
-    const VARIANCE: &str =
-        r#"{"count":3,"total_weight":4.0,"sum_sq_weights":6.0,"shift":5.5,"offset":0.0,"m2":27.0}"#;
-    const MEAN: &str = r#"{"count":3,"total_weight":4.0,"shift":5.5,"offset":0.0}"#;
+    const VARIANCE: &str = r#"{"count":3,"total_weight":"4.0","sum_sq_weights":"6.0","shift":"5.5","offset":"0.0","m2":"27.0"}"#;
+    const MEAN: &str = r#"{"count":3,"total_weight":"4.0","shift":"5.5","offset":"0.0"}"#;
+    // The earlier form, floats as numbers, still restores.
+    const LEGACY_MEAN: &str = r#"{"count":3,"total_weight":4.0,"shift":5.5,"offset":0.0}"#;
     let v = WeightedVariance::<f64>::from_slices(&[2.0, 4.0, 8.0], &[1.0, 1.0, 2.0]).unwrap();
     let mut pushed = WeightedVariance::<f64>::new();
     pushed
@@ -374,6 +375,8 @@ fn serde_forms_are_the_committed_fixtures() {
     let m = WeightedMean::<f64>::try_from_iter([(2.0, 1.0), (4.0, 1.0), (8.0, 2.0)]).unwrap();
     assert_eq!(serde_json::to_string(&m).unwrap(), MEAN);
     let back: WeightedMean<f64> = serde_json::from_str(MEAN).unwrap();
+    assert_eq!(back, m);
+    let back: WeightedMean<f64> = serde_json::from_str(LEGACY_MEAN).unwrap();
     assert_eq!(back, m);
     assert!(serde_json::from_str::<WeightedMean<f64>>(&MEAN.replace("4.0", "-4.0")).is_err());
 }

@@ -422,38 +422,35 @@ fn serde_round_trip_keeps_the_window_and_continues_alike() {
     let mut rng = SplitMix(7);
     let mut a = MovingAverage::<f64>::new(7).unwrap();
     let mut v = MovingVariance::<f64>::new(7).unwrap();
-    // Multiples of 1/64: short decimals, which every JSON parser reads back
-    // exactly (serde_json's default parser may be an ulp off on others).
-    let xs: Vec<f64> = (0..40)
-        .map(|_| 1e6 + (rng.next_u64() % 640) as f64 / 64.0)
-        .collect();
+    let xs: Vec<f64> = (0..40).map(|_| 1e6 + rng.unit()).collect();
     for &x in &xs[..20] {
         a.push(x);
         v.push(x);
     }
     let json = serde_json::to_string(&a).unwrap();
-    let want: serde_json::Value = serde_json::json!({
-        "window": 7,
-        "values": &xs[13..20],
-        "nan_policy": "Propagate",
-        "min_periods": 1,
-    });
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&json).unwrap(),
-        want
-    );
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let values: Vec<String> = xs[13..20].iter().map(|x| format!("{x:?}")).collect();
+    assert_eq!(value["window"], 7);
+    assert_eq!(value["values"], serde_json::json!(values));
+    assert_eq!(value["nan_policy"], "Propagate");
+    assert_eq!(value["min_periods"], 1);
+    // 20 pushes into a window of 7: the head is 6 past its last wrap.
+    assert_eq!(value["engine"]["head"], 6);
+    assert_eq!(value["engine"]["sums"]["m2"], serde_json::Value::Null);
     let mut a2: MovingAverage<f64> = serde_json::from_str(&json).unwrap();
     let mut v2: MovingVariance<f64> =
         serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
     assert_eq!(a2, a);
     assert_eq!(v2, v);
     for &x in &xs[20..] {
-        let (m, m2) = (a.push(x), a2.push(x));
-        assert_ulps(m2, m, 2.0, "restored mean");
+        assert_eq!(a2.push(x).to_bits(), a.push(x).to_bits(), "restored mean");
         v.push(x);
         v2.push(x);
-        let (s, s2) = (v.sample_variance().unwrap(), v2.sample_variance().unwrap());
-        assert!((s - s2).abs() <= 1e-12 * s, "{s} vs {s2}");
+        assert_eq!(
+            v2.sample_variance().map(f64::to_bits),
+            v.sample_variance().map(f64::to_bits),
+            "restored variance"
+        );
     }
     // Partly filled and empty windows round-trip too.
     let mut part = MovingVariance::<f32>::new(5).unwrap();
@@ -465,6 +462,12 @@ fn serde_round_trip_keeps_the_window_and_continues_alike() {
     let empty: MovingAverage<f64> = serde_json::from_str(r#"{"window":3,"values":[]}"#).unwrap();
     assert_eq!(empty.mean(), None);
     assert_eq!(empty.window(), 3);
+    // A state saved before the engine was carried (no engine, numbers)
+    // takes its sums afresh from the values.
+    let old: MovingVariance<f64> =
+        serde_json::from_str(r#"{"window":3,"values":[1.0,2.0,3.0]}"#).unwrap();
+    assert_eq!(old.mean(), Some(2.0));
+    assert_eq!(old.population_variance(), Some(2.0 / 3.0));
 }
 
 #[test]
@@ -481,7 +484,14 @@ fn corrupt_json_is_rejected() {
         (r#"{"window":-1,"values":[]}"#, "invalid value"),
         (r#"{"values":[1.0]}"#, "missing field `window`"),
         (r#"{"window":3}"#, "missing field `values`"),
-        (r#"{"window":3,"values":["a"]}"#, "invalid type"),
+        (
+            r#"{"window":3,"values":["a"]}"#,
+            r#"cannot read "a" as f64"#,
+        ),
+        (
+            r#"{"window":3,"values":[null]}"#,
+            "a null where a float belongs",
+        ),
         (
             r#"{"window":3,"values":[],"sum":1.0}"#,
             "unknown field `sum`",
@@ -494,6 +504,71 @@ fn corrupt_json_is_rejected() {
         let e = serde_json::from_str::<MovingVariance<f64>>(json).unwrap_err();
         assert!(e.to_string().contains(message), "{json}: {e}");
     }
+}
+
+/// The engine a window carries must fit its values: a head past the
+/// window, sums or M2 that are not the values', a scale that no window
+/// chooses, M2 on a moving average.
+#[test]
+fn corrupt_engines_are_rejected() {
+    let mut v = MovingVariance::<f64>::new(4).unwrap();
+    v.extend_from_slice(&[1e6 + 0.5, 1e6 + 0.25, 1e6, 1e6 + 1.0, 1e6 + 0.75]);
+    let good: serde_json::Value = serde_json::to_value(&v).unwrap();
+    let edit = |change: &dyn Fn(&mut serde_json::Value)| {
+        let mut state = good.clone();
+        change(&mut state);
+        serde_json::from_value::<MovingVariance<f64>>(state)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    type Edit<'a> = &'a dyn Fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 7] = [
+        (
+            &|s| s["engine"]["head"] = 4.into(),
+            "head 4 does not fit a window of 4",
+        ),
+        (
+            &|s| s["values"][0] = "1000000.6".into(),
+            "does not match the values",
+        ),
+        (
+            &|s| s["engine"]["sums"]["hi"] = "3.0".into(),
+            "does not match the values",
+        ),
+        (
+            &|s| s["engine"]["sums"]["m2"]["value"] = "0.75".into(),
+            "m2 0.75 does not match the values",
+        ),
+        (
+            &|s| s["engine"]["sums"]["scale"] = "0.75".into(),
+            "sum scale must be a power of two in (0, 1]",
+        ),
+        (
+            &|s| s["engine"]["sums"]["lo_churn"] = "1e30".into(),
+            "beyond the bound",
+        ),
+        (
+            &|s| s["engine"]["sums"]["m2"] = serde_json::Value::Null,
+            "must hold m2",
+        ),
+    ];
+    for (change, message) in cases {
+        let e = edit(change);
+        assert!(e.contains(message), "{message}: {e}");
+    }
+    // The untouched state restores.
+    assert_eq!(
+        serde_json::from_value::<MovingVariance<f64>>(good.clone()).unwrap(),
+        v
+    );
+    // A moving average's sums hold no M2.
+    let mut moving_average = good;
+    moving_average["engine"]["sums"]["m2"] = serde_json::json!({
+        "value": "0.0", "churn": "0.0", "scale": "1.0"
+    });
+    let e = serde_json::from_value::<MovingAverage<f64>>(moving_average).unwrap_err();
+    assert!(e.to_string().contains("keeps no m2"), "{e}");
 }
 
 #[test]
