@@ -18,7 +18,7 @@
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{SLICE_GRAIN, block_of, blocks, centre, from_sums, shift_is_far, summed_again};
+use super::{centre, from_sums, reduce_blocks, shift_is_far, summed_again};
 use crate::Element;
 use crate::cumulative::higher_moments::HigherMoments;
 
@@ -75,12 +75,16 @@ pub(crate) fn higher_moments_on<S: Element, const FOURTH: bool>(
     schedule: Schedule,
     xs: &[S],
 ) -> HigherMoments<f64, FOURTH> {
-    if xs.is_empty() {
-        return HigherMoments::default();
-    }
-    let leaf = |i| run::<S, FOURTH>(path, block_of(xs, i));
     let merge = |a: &mut HigherMoments<f64, FOURTH>, b: HigherMoments<f64, FOURTH>| a.merge(&b);
-    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge)
+    reduce_blocks(schedule, xs, |b| run::<S, FOURTH>(path, b), merge).unwrap_or_default()
+}
+
+/// A block's central moments: a leaf of [`higher_moments`]' tree.
+#[inline]
+pub(crate) fn block_higher_moments<S: Element, const FOURTH: bool>(
+    block: &[S],
+) -> HigherMoments<f64, FOURTH> {
+    run::<S, FOURTH>(detect(), block)
 }
 
 /// Central moments of `xs`, in `f64`.

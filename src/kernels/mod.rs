@@ -26,6 +26,7 @@
 //!   ([`Schedule`]).
 
 mod arch;
+mod bundle;
 mod channels;
 mod extremes;
 mod grad;
@@ -39,18 +40,21 @@ use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
 pub(crate) use schedule::Schedule;
 
+pub(crate) use bundle::Sealed;
+pub use bundle::{BlockWalker, FromSlice};
+
 pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use extremes::par_extremes;
-pub(crate) use extremes::{Extremes, extremes};
+pub(crate) use extremes::{Extremes, block_extremes, extremes};
 pub(crate) use grad::channel_grad_sums;
 #[cfg(feature = "rayon")]
 pub(crate) use grad::par_channel_grad_sums;
-pub(crate) use higher::higher_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use higher::par_higher_moments;
+pub(crate) use higher::{block_higher_moments, higher_moments};
 
 /// Blocks of rows below which a parallel per-channel reduction stops
 /// forking and runs the rest of its subtree on one thread.
@@ -86,7 +90,7 @@ pub(crate) const SLICE_BLOCK: usize = 1 << 16;
 
 /// Block `i` of `xs`.
 #[inline]
-fn block_of<S>(xs: &[S], i: usize) -> &[S] {
+pub(crate) fn block_of<S>(xs: &[S], i: usize) -> &[S] {
     let start = i.saturating_mul(SLICE_BLOCK);
     let end = start.saturating_add(SLICE_BLOCK).min(xs.len());
     xs.get(start..end).unwrap_or(&[])
@@ -94,7 +98,7 @@ fn block_of<S>(xs: &[S], i: usize) -> &[S] {
 
 /// Blocks in a slice of `len` values.
 #[inline]
-fn blocks(len: usize) -> usize {
+pub(crate) fn blocks(len: usize) -> usize {
     len.div_ceil(SLICE_BLOCK)
 }
 
@@ -282,13 +286,78 @@ fn merge_moments(a: &mut Moments<f64>, b: Moments<f64>) {
     a.merge(&b);
 }
 
+/// A slice reduction on a given schedule: `leaf` of each block of `xs`,
+/// merged by the fixed tree; `None` when `xs` is empty.
+///
+/// Every slice entry point reduces through it, and so do the tuples'
+/// joint reductions ([`FromSlice`]), which put their
+/// members' leaves side by side: each member then gets the tree it would
+/// get alone, bit for bit.
+pub(crate) fn reduce_blocks<S: Sync, T: Send>(
+    schedule: Schedule,
+    xs: &[S],
+    leaf: impl Fn(&[S]) -> T + Sync,
+    merge: impl Fn(&mut T, T) + Sync,
+) -> Option<T> {
+    if xs.is_empty() {
+        return None;
+    }
+    let leaf = |i| leaf(block_of(xs, i));
+    Some(schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge))
+}
+
+/// The steps of [`reduce_blocks`]' sequential tree over `xs` (non-empty),
+/// in order: each block, and a merge of the two partial results last
+/// produced after each pair of subtrees. For reductions that keep their
+/// partial results on stacks of their own (a tuple's members behind
+/// `dyn`).
+pub(crate) fn walk_blocks<S>(xs: &[S], mut step: impl FnMut(BlockStep<'_, S>)) {
+    if xs.is_empty() {
+        return;
+    }
+    schedule::walk(0, blocks(xs.len()), &mut |s| match s {
+        schedule::Step::Leaf(i) => step(BlockStep::Block(block_of(xs, i))),
+        schedule::Step::Merge => step(BlockStep::Merge),
+    });
+}
+
+/// A step of [`walk_blocks`].
+pub(crate) enum BlockStep<'a, S> {
+    /// The next block's leaf.
+    Block(&'a [S]),
+    /// Merge the last two partial results, the later into the earlier.
+    Merge,
+}
+
+/// A block's moments: a leaf of [`moments`]' tree.
+#[inline]
+pub(crate) fn block_moments<S: Element>(block: &[S]) -> Moments<f64> {
+    run_moments(detect(), block)
+}
+
+/// The leaves of the slice reductions that [`FromSlice`]
+/// hands between a tuple and its members. Public types in a private
+/// module: the trait's hidden items name them, and nothing outside the
+/// crate can.
+///
+/// A block's raw moments ([`block_moments`]).
+#[derive(Clone, Copy, Debug)]
+pub struct MomentsLeaf(pub(crate) Moments<f64>);
+
+/// A block's central moments up to the third, or the fourth with `FOURTH`
+/// ([`block_higher_moments`]); see [`MomentsLeaf`].
+#[derive(Clone, Copy, Debug)]
+pub struct HigherLeaf<const FOURTH: bool>(
+    pub(crate) crate::cumulative::higher_moments::HigherMoments<f64, FOURTH>,
+);
+
+/// A block's extremes ([`block_extremes`]); see [`MomentsLeaf`].
+#[derive(Clone, Copy, Debug)]
+pub struct ExtremesLeaf(pub(crate) Extremes);
+
 /// Raw moments of `xs` on a given path and schedule.
 pub(crate) fn moments_on<S: Element>(path: Path, schedule: Schedule, xs: &[S]) -> Moments<f64> {
-    if xs.is_empty() {
-        return Moments::default();
-    }
-    let leaf = |i| run_moments(path, block_of(xs, i));
-    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge_moments)
+    reduce_blocks(schedule, xs, |b| run_moments(path, b), merge_moments).unwrap_or_default()
 }
 
 /// Raw co-moments of the pairs of `xs` and `ys` (equal lengths) on a given
@@ -305,6 +374,7 @@ pub(crate) fn comoments_on<S: Element>(
     }
     let leaf = |i| run_comoments(path, block_of(xs, i), block_of(ys, i));
     let merge = |a: &mut CoMoments<f64>, b: CoMoments<f64>| a.merge(&b);
+    // The tree of `reduce_blocks`, over pairs of blocks.
     schedule.tree(0, blocks(len), SLICE_GRAIN, &leaf, &merge)
 }
 
