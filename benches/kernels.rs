@@ -13,7 +13,9 @@ use common::{config, data, data_f32, large_log2, par_sum8, sum8, welford};
 use criterion::{
     BenchmarkGroup, Criterion, SamplingMode, Throughput, black_box, measurement::WallTime,
 };
-use momenta::{Covariance, Kurtosis, Mean, MinMax, Skewness, Variance, WeightedVariance};
+use momenta::{
+    Covariance, FromSlice, Kurtosis, Mean, MinMax, Skewness, Variance, WeightedVariance,
+};
 
 fn slice_benches<T>(group: &mut BenchmarkGroup<'_, WallTime>, xs: &[T], parallel: bool)
 where
@@ -46,6 +48,10 @@ where
     group.bench_function("min_max", |b| {
         b.iter(|| MinMax::<T>::from_slice(black_box(xs)))
     });
+    // A tuple goes through the slice once for both members.
+    group.bench_function("(kurtosis, min_max)", |b| {
+        b.iter(|| <(Kurtosis<f64>, MinMax<T>)>::from_slice(black_box(xs)))
+    });
     if parallel {
         group.bench_function("par_covariance (halves)", |b| {
             b.iter(|| Covariance::<f64>::par_from_slices(black_box(x), black_box(y)))
@@ -62,6 +68,9 @@ where
         });
         group.bench_function("par_min_max", |b| {
             b.iter(|| MinMax::<T>::par_from_slice(black_box(xs)))
+        });
+        group.bench_function("par (kurtosis, min_max)", |b| {
+            b.iter(|| <(Kurtosis<f64>, MinMax<T>)>::par_from_slice(black_box(xs)))
         });
     }
 }

@@ -1,4 +1,5 @@
-//! The two traits every accumulator shares, and their tuple bundles.
+//! The two traits every accumulator shares. Their tuple bundles are in
+//! `kernels::bundle`: a bundle's slice path is a joint blocked reduction.
 
 /// A statistic that takes values one at a time, in constant space.
 ///
@@ -6,7 +7,15 @@
 /// methods, so the trait is only needed in generic code and for tuple
 /// bundles: a tuple `(A, B)`, `(A, B, C)` or `(A, B, C, D)` of accumulators
 /// of the same input type is itself an accumulator that feeds each value to
-/// every member, so several statistics go through the data in one pass.
+/// every member.
+///
+/// A tuple's `extend_from_slice` gives each member exactly the state the
+/// member's own `extend_from_slice` would give it, bit for bit. The
+/// members whose slice path is the blocked kernels (`Mean`, `Variance`,
+/// `Skewness`, `Kurtosis`, `MinMax`) go through a slice longer than one
+/// block (65536 values) together, block by block, so memory is read once
+/// for all of them; the others (windows, exponential averages, your own
+/// accumulators) then take the whole slice in turn.
 ///
 /// [`Mean<f64>`](crate::Mean) and [`Variance<f64>`](crate::Variance) are
 /// also `Accumulator<f32>`, so a bundle of them takes `f32` data and keeps
@@ -43,6 +52,14 @@ pub trait Accumulator<F> {
     /// The result equals pushing them one by one, up to rounding: slice
     /// paths may use faster, more accurate blocked kernels.
     fn extend_from_slice(&mut self, xs: &[F]);
+
+    /// Not part of the API: this accumulator's side of a tuple's walk
+    /// through a slice block by block, for the accumulators whose slice
+    /// path reduces blocks; `None` for the others.
+    #[doc(hidden)]
+    fn block_walker(&mut self) -> Option<crate::kernels::BlockWalker<'_, F>> {
+        None
+    }
 }
 
 /// An accumulator whose state can absorb another's, as if the other's values
@@ -79,68 +96,38 @@ pub trait Merge {
     fn merge(&mut self, other: &Self);
 }
 
-/// Values per chunk when a tuple bundle walks a slice: every member reads
-/// the chunk while it is still in L1 cache, so the data is read from memory
-/// once.
-const BUNDLE_CHUNK: usize = 2048;
-
-macro_rules! tuple_impls {
-    ($($name:ident $idx:tt),+) => {
-        impl<F: Copy, $($name: Accumulator<F>),+> Accumulator<F> for ($($name,)+) {
-            #[inline]
-            fn push(&mut self, x: F) {
-                $(self.$idx.push(x);)+
-            }
-
-            fn extend_from_slice(&mut self, xs: &[F]) {
-                for chunk in xs.chunks(BUNDLE_CHUNK) {
-                    $(self.$idx.extend_from_slice(chunk);)+
-                }
-            }
-        }
-
-        impl<$($name: Merge),+> Merge for ($($name,)+) {
-            fn merge(&mut self, other: &Self) {
-                $(self.$idx.merge(&other.$idx);)+
-            }
-        }
-    };
-}
-
-tuple_impls!(A 0, B 1);
-tuple_impls!(A 0, B 1, C 2);
-tuple_impls!(A 0, B 1, C 2, D 3);
-
 /// Implements `Accumulator`, `Extend` (by value and by reference) and, for
 /// types with a `Default`, `FromIterator`, from the type's inherent `push`
 /// and `extend_from_slice`. One definition keeps every accumulator's std
 /// traits identical.
 macro_rules! impl_accumulator {
     ($ty:ident) => {
-        impl<F: $crate::Float> $crate::Accumulator<F> for $ty<F> {
-            #[inline]
-            fn push(&mut self, x: F) {
-                $ty::push(self, x);
+        $crate::accumulator::impl_accumulator!(@accumulator $ty {});
+        $crate::accumulator::impl_accumulator!(@extend $ty);
+    };
+    // A type whose slice path reduces blocks, through `FromSlice`: it
+    // joins a tuple's walk by blocks, and collects from iterators.
+    ($ty:ident, from_iter) => {
+        $crate::accumulator::impl_accumulator!(@accumulator $ty {
+            fn block_walker(&mut self) -> Option<$crate::kernels::BlockWalker<'_, F>> {
+                Some($crate::kernels::BlockWalker::new(self))
             }
+        });
+        $crate::accumulator::impl_accumulator!(@extend $ty);
 
-            fn extend_from_slice(&mut self, xs: &[F]) {
-                $ty::extend_from_slice(self, xs);
+        impl<F: $crate::Float> core::iter::FromIterator<F> for $ty<F> {
+            fn from_iter<I: IntoIterator<Item = F>>(iter: I) -> Self {
+                let mut acc = Self::default();
+                core::iter::Extend::extend(&mut acc, iter);
+                acc
             }
         }
 
-        impl<F: $crate::Float> core::iter::Extend<F> for $ty<F> {
-            fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
-                for x in iter {
-                    $ty::push(self, x);
-                }
-            }
-        }
-
-        impl<'a, F: $crate::Float> core::iter::Extend<&'a F> for $ty<F> {
-            fn extend<I: IntoIterator<Item = &'a F>>(&mut self, iter: I) {
-                for &x in iter {
-                    $ty::push(self, x);
-                }
+        impl<'a, F: $crate::Float> core::iter::FromIterator<&'a F> for $ty<F> {
+            fn from_iter<I: IntoIterator<Item = &'a F>>(iter: I) -> Self {
+                let mut acc = Self::default();
+                core::iter::Extend::extend(&mut acc, iter);
+                acc
             }
         }
     };
@@ -157,24 +144,40 @@ macro_rules! impl_accumulator {
             fn extend_from_slice(&mut self, xs: &[f32]) {
                 $ty::extend_from_slice(self, xs);
             }
+
+            fn block_walker(&mut self) -> Option<$crate::kernels::BlockWalker<'_, f32>> {
+                Some($crate::kernels::BlockWalker::new(self))
+            }
         }
     };
-    ($ty:ident, from_iter) => {
-        impl_accumulator!($ty);
+    (@accumulator $ty:ident { $($walker:tt)* }) => {
+        impl<F: $crate::Float> $crate::Accumulator<F> for $ty<F> {
+            #[inline]
+            fn push(&mut self, x: F) {
+                $ty::push(self, x);
+            }
 
-        impl<F: $crate::Float> core::iter::FromIterator<F> for $ty<F> {
-            fn from_iter<I: IntoIterator<Item = F>>(iter: I) -> Self {
-                let mut acc = Self::default();
-                core::iter::Extend::extend(&mut acc, iter);
-                acc
+            fn extend_from_slice(&mut self, xs: &[F]) {
+                $ty::extend_from_slice(self, xs);
+            }
+
+            $($walker)*
+        }
+    };
+    (@extend $ty:ident) => {
+        impl<F: $crate::Float> core::iter::Extend<F> for $ty<F> {
+            fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
+                for x in iter {
+                    $ty::push(self, x);
+                }
             }
         }
 
-        impl<'a, F: $crate::Float> core::iter::FromIterator<&'a F> for $ty<F> {
-            fn from_iter<I: IntoIterator<Item = &'a F>>(iter: I) -> Self {
-                let mut acc = Self::default();
-                core::iter::Extend::extend(&mut acc, iter);
-                acc
+        impl<'a, F: $crate::Float> core::iter::Extend<&'a F> for $ty<F> {
+            fn extend<I: IntoIterator<Item = &'a F>>(&mut self, iter: I) {
+                for &x in iter {
+                    $ty::push(self, x);
+                }
             }
         }
     };

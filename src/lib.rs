@@ -57,9 +57,13 @@
 //! # Ok::<(), momenta::Error>(())
 //! ```
 //!
-//! Several statistics go through the data in one pass as a tuple: tuples of
+//! Several statistics go through the data together as a tuple: tuples of
 //! two, three or four accumulators are themselves an [`Accumulator`] and,
-//! when every member merges, a [`Merge`].
+//! when every member merges, a [`Merge`]. A tuple's slice path gives each
+//! member exactly what the member's own gives it, and reads a slice from
+//! memory once for all the members the blocked kernels reduce; tuples of
+//! those are also a [`FromSlice`], with `from_slice` and (feature `rayon`)
+//! `par_from_slice`.
 //!
 //! # `f32` data, `f64` statistics
 //!
@@ -317,6 +321,7 @@ pub use cumulative::{
 pub use error::{Error, ErrorKind};
 pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
+pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
 

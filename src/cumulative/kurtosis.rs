@@ -2,7 +2,6 @@
 
 use super::higher_moments::HigherMoments;
 use super::shape::shape_statistics;
-use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
 use crate::{Error, Float, VarianceParts};
 
@@ -65,7 +64,7 @@ pub struct Kurtosis<F> {
     moments: HigherMoments<F, true>,
 }
 
-shape_statistics!(Kurtosis);
+shape_statistics!(Kurtosis, true);
 
 impl<F: Float> Kurtosis<F> {
     /// The excess kurtosis g2 = m4/m2² − 3 (mₚ = Σ(x − x̄)ᵖ/n), as

@@ -3,6 +3,7 @@
 use super::moments::mean_step;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
+use crate::kernels::MomentsLeaf;
 use crate::{Element, Error, Float};
 
 /// The arithmetic mean of every value pushed, in constant space.
@@ -146,10 +147,8 @@ impl<F: Float> Mean<F> {
     /// assert_eq!(m.mean(), Some(3.0));
     /// ```
     pub fn extend_from_slice<S: Element>(&mut self, xs: &[S]) {
-        let m = crate::kernels::moments(xs);
-        if let Some(mean) = m.mean() {
-            self.absorb(m.count, F::from_f64(mean));
-        }
+        let root = MomentsLeaf(crate::kernels::moments(xs));
+        crate::FromSlice::<S>::absorb_root(self, root);
     }
 
     /// The number of values pushed. It saturates at `u64::MAX` (which only
@@ -264,6 +263,28 @@ impl<F: Float> crate::Merge for Mean<F> {
     /// ```
     fn merge(&mut self, other: &Self) {
         self.absorb(other.count, other.mean);
+    }
+}
+
+impl<F: Float> crate::kernels::Sealed for Mean<F> {}
+
+impl<F: Float, S: Element> crate::FromSlice<S> for Mean<F> {
+    type Leaf = MomentsLeaf;
+
+    #[inline]
+    fn leaf(block: &[S]) -> MomentsLeaf {
+        MomentsLeaf(crate::kernels::block_moments(block))
+    }
+
+    #[inline]
+    fn merge_leaves(a: &mut MomentsLeaf, b: MomentsLeaf) {
+        a.0.merge(&b.0);
+    }
+
+    fn absorb_root(&mut self, root: MomentsLeaf) {
+        if let Some(mean) = root.0.mean() {
+            self.absorb(root.0.count, F::from_f64(mean));
+        }
     }
 }
 

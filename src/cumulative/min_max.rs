@@ -2,6 +2,7 @@
 
 use crate::accumulator::impl_accumulator;
 use crate::float::{exactly, maximum, minimum};
+use crate::kernels::ExtremesLeaf;
 use crate::{Error, Float};
 
 /// The count, smallest and largest of every value pushed, in constant
@@ -148,7 +149,8 @@ impl<F: Float> MinMax<F> {
     /// assert_eq!((m.count(), m.min(), m.max()), (3, Some(-2.0), Some(5.0)));
     /// ```
     pub fn extend_from_slice<S: Float>(&mut self, xs: &[S]) {
-        self.absorb(crate::kernels::extremes(xs));
+        let root = ExtremesLeaf(crate::kernels::extremes(xs));
+        crate::FromSlice::<S>::absorb_root(self, root);
     }
 
     /// The number of values pushed. It saturates at `u64::MAX`.
@@ -301,6 +303,26 @@ impl<F: Float> crate::Merge for MinMax<F> {
         self.count = self.count.saturating_add(other.count);
         self.min = minimum(self.min, other.min);
         self.max = maximum(self.max, other.max);
+    }
+}
+
+impl<F: Float> crate::kernels::Sealed for MinMax<F> {}
+
+impl<F: Float, S: Float> crate::FromSlice<S> for MinMax<F> {
+    type Leaf = ExtremesLeaf;
+
+    #[inline]
+    fn leaf(block: &[S]) -> ExtremesLeaf {
+        ExtremesLeaf(crate::kernels::block_extremes(block))
+    }
+
+    #[inline]
+    fn merge_leaves(a: &mut ExtremesLeaf, b: ExtremesLeaf) {
+        a.0.merge(&b.0);
+    }
+
+    fn absorb_root(&mut self, root: ExtremesLeaf) {
+        self.absorb(root.0);
     }
 }
 

@@ -5,11 +5,12 @@
 //! generated for.
 
 /// Implements `Default`, the constructors, `push`, the slice paths, count,
-/// mean, variances, both skewnesses, `reset`, `Merge`, and (through
-/// `impl_accumulator!`) `Accumulator`, `Extend` and `FromIterator` for
-/// `$ty<F>`, a struct `{ moments: HigherMoments<F, _> }`.
+/// mean, variances, both skewnesses, `reset`, `Merge`, `FromSlice`, and
+/// (through `impl_accumulator!`) `Accumulator`, `Extend` and
+/// `FromIterator` for `$ty<F>`, a struct `{ moments: HigherMoments<F,
+/// $fourth> }`.
 macro_rules! shape_statistics {
-    ($ty:ident) => {
+    ($ty:ident, $fourth:literal) => {
         impl<F: $crate::Float> Default for $ty<F> {
             fn default() -> Self {
                 Self::new()
@@ -86,8 +87,8 @@ macro_rules! shape_statistics {
             /// assert_eq!(s.count(), 3);
             /// ```
             pub fn extend_from_slice<S: $crate::Element>(&mut self, xs: &[S]) {
-                self.moments
-                    .merge(&$crate::kernels::higher_moments(xs).cast());
+                let root = $crate::kernels::HigherLeaf($crate::kernels::higher_moments(xs));
+                $crate::FromSlice::<S>::absorb_root(self, root);
             }
 
             /// The number of values pushed. It saturates at `u64::MAX`
@@ -191,6 +192,26 @@ macro_rules! shape_statistics {
             /// ```
             fn merge(&mut self, other: &Self) {
                 self.moments.merge(&other.moments);
+            }
+        }
+
+        impl<F: $crate::Float> $crate::kernels::Sealed for $ty<F> {}
+
+        impl<F: $crate::Float, S: $crate::Element> $crate::FromSlice<S> for $ty<F> {
+            type Leaf = $crate::kernels::HigherLeaf<$fourth>;
+
+            #[inline]
+            fn leaf(block: &[S]) -> Self::Leaf {
+                $crate::kernels::HigherLeaf($crate::kernels::block_higher_moments(block))
+            }
+
+            #[inline]
+            fn merge_leaves(a: &mut Self::Leaf, b: Self::Leaf) {
+                a.0.merge(&b.0);
+            }
+
+            fn absorb_root(&mut self, root: Self::Leaf) {
+                self.moments.merge(&root.0.cast());
             }
         }
 

@@ -2,7 +2,6 @@
 
 use super::higher_moments::HigherMoments;
 use super::shape::shape_statistics;
-use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
 use crate::{Error, Float, VarianceParts};
 
@@ -70,7 +69,7 @@ pub struct Skewness<F> {
     moments: HigherMoments<F, false>,
 }
 
-shape_statistics!(Skewness);
+shape_statistics!(Skewness, false);
 
 impl<F: Float> Skewness<F> {
     /// The whole state as plain `f64` data, to send to another process and

@@ -3,6 +3,7 @@
 use super::moments::Moments;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
+use crate::kernels::MomentsLeaf;
 use crate::{Element, Error, Float};
 
 /// Count, mean and variance of every value pushed, in constant space.
@@ -161,7 +162,8 @@ impl<F: Float> Variance<F> {
     /// assert_eq!(v.sample_variance(), Some(1.0));
     /// ```
     pub fn extend_from_slice<S: Element>(&mut self, xs: &[S]) {
-        self.moments.merge(&crate::kernels::moments(xs).cast());
+        let root = MomentsLeaf(crate::kernels::moments(xs));
+        crate::FromSlice::<S>::absorb_root(self, root);
     }
 
     /// The number of values pushed. It saturates at `u64::MAX` (which only
@@ -381,6 +383,26 @@ impl<F: Float> crate::Merge for Variance<F> {
     /// ```
     fn merge(&mut self, other: &Self) {
         self.moments.merge(&other.moments);
+    }
+}
+
+impl<F: Float> crate::kernels::Sealed for Variance<F> {}
+
+impl<F: Float, S: Element> crate::FromSlice<S> for Variance<F> {
+    type Leaf = MomentsLeaf;
+
+    #[inline]
+    fn leaf(block: &[S]) -> MomentsLeaf {
+        MomentsLeaf(crate::kernels::block_moments(block))
+    }
+
+    #[inline]
+    fn merge_leaves(a: &mut MomentsLeaf, b: MomentsLeaf) {
+        a.0.merge(&b.0);
+    }
+
+    fn absorb_root(&mut self, root: MomentsLeaf) {
+        self.moments.merge(&root.0.cast());
     }
 }
 

@@ -27,7 +27,7 @@
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{BLOCK, comoments_on, from_sums, moments_on, run_moments, shift_is_far};
+use super::{BLOCK, centre, comoments_on, from_sums, moments_on, run_moments, shift_is_far};
 use crate::Element;
 use crate::cumulative::moments::Moments;
 use alloc::vec;
@@ -155,8 +155,9 @@ fn merge_each(a: &mut Vec<Moments<f64>>, b: Vec<Moments<f64>>) {
 /// Each channel's shift is its value in the block's first row. A channel
 /// whose first value turns out to be far from its mean
 /// ([`shift_is_far`]) is summed again around the mean the first pass
-/// found, with the group's other channels keeping their shifts: one
-/// untypical value costs a second pass over the group, never digits.
+/// found, rounded to its [`centre`], with the group's other channels
+/// keeping their shifts: one untypical value costs a second pass over the
+/// group, never digits.
 fn lane_group<S: Element>(
     path: Path,
     shape: Shape,
@@ -174,10 +175,30 @@ fn lane_group<S: Element>(
         .map(|head| head.first().map_or(0.0, |x| x.widen()))
         .collect();
     lane_sums(path, shape, block, first, &shifts, out);
+    let far = |m: &Moments<f64>| m.offset.is_finite() && m.m2.is_finite() && shift_is_far(m);
+    if !out.iter().any(far) {
+        return;
+    }
+    // The first pass's means of the channels summed again, as
+    // `summed_again` takes them: around their centres, then around the
+    // means themselves where a centre left the shift far.
+    let means: Vec<Option<f64>> = out
+        .iter()
+        .map(|m| far(m).then_some(m.shift + m.offset))
+        .collect();
+    for ((k, m), mean) in shifts.iter_mut().zip(out.iter()).zip(&means) {
+        if let Some(mean) = *mean {
+            *k = centre(mean, m.m2 / m.count as f64);
+        }
+    }
+    lane_sums(path, shape, block, first, &shifts, out);
     let mut again = false;
-    for (k, m) in shifts.iter_mut().zip(out.iter()) {
-        if m.offset.is_finite() && m.m2.is_finite() && shift_is_far(m) {
-            *k = m.shift + m.offset;
+    for ((k, m), mean) in shifts.iter_mut().zip(out.iter()).zip(&means) {
+        if let Some(mean) = *mean
+            && k.to_bits() != mean.to_bits()
+            && far(m)
+        {
+            *k = mean;
             again = true;
         }
     }

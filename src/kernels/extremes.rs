@@ -7,8 +7,8 @@
 //! number of threads, and the same as pushing value by value.
 
 use super::arch::{self, Path, detect};
+use super::reduce_blocks;
 use super::schedule::Schedule;
-use super::{SLICE_GRAIN, block_of, blocks};
 use crate::Float;
 use crate::float::{maximum, minimum};
 
@@ -22,7 +22,7 @@ pub(crate) struct Extremes {
 }
 
 impl Extremes {
-    fn merge(&mut self, other: &Self) {
+    pub(crate) fn merge(&mut self, other: &Self) {
         self.count = self.count.saturating_add(other.count);
         self.min = minimum(self.min, other.min);
         self.max = maximum(self.max, other.max);
@@ -31,24 +31,29 @@ impl Extremes {
 
 /// The extremes of `xs` on a given path and schedule.
 pub(crate) fn extremes_on<S: Float>(path: Path, schedule: Schedule, xs: &[S]) -> Extremes {
-    if xs.is_empty() {
-        return Extremes {
-            count: 0,
-            min: f64::INFINITY,
-            max: f64::NEG_INFINITY,
-        };
-    }
-    let leaf = |i| {
-        let block = block_of(xs, i);
-        let (min, max) = arch::extremes(path, block);
-        Extremes {
-            count: block.len() as u64,
-            min,
-            max,
-        }
-    };
     let merge = |a: &mut Extremes, b: Extremes| a.merge(&b);
-    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge)
+    reduce_blocks(schedule, xs, |b| extremes_of(path, b), merge).unwrap_or(Extremes {
+        count: 0,
+        min: f64::INFINITY,
+        max: f64::NEG_INFINITY,
+    })
+}
+
+/// The extremes of one block.
+#[inline]
+fn extremes_of<S: Float>(path: Path, block: &[S]) -> Extremes {
+    let (min, max) = arch::extremes(path, block);
+    Extremes {
+        count: block.len() as u64,
+        min,
+        max,
+    }
+}
+
+/// A block's extremes: a leaf of [`extremes`]' tree.
+#[inline]
+pub(crate) fn block_extremes<S: Float>(block: &[S]) -> Extremes {
+    extremes_of(detect(), block)
 }
 
 /// The extremes of `xs`.

@@ -12,13 +12,13 @@
 //!
 //! These cancel as μ grows against the spread, so a block whose first value
 //! is far from its mean ([`shift_is_far`]) is summed again around that
-//! mean, from L1 cache. The blocks are merged with Pébay's pairwise
+//! mean rounded to its [`centre`], from L1 cache. The blocks are merged with Pébay's pairwise
 //! formulas ([`HigherMoments::merge`]) in the fixed tree, so the result
 //! does not depend on the number of threads.
 
 use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
-use super::{SLICE_GRAIN, block_of, blocks, from_sums, shift_is_far};
+use super::{centre, from_sums, reduce_blocks, shift_is_far, summed_again};
 use crate::Element;
 use crate::cumulative::higher_moments::HigherMoments;
 
@@ -43,7 +43,7 @@ fn from_power_sums<const FOURTH: bool>(
 }
 
 /// Central moments of one run of values (no tree), summed again around
-/// the run's mean when its first value was far from it; the robust scalar
+/// the run's mean (its [`centre`]) when its first value was far from it; the robust scalar
 /// path when the sums are not finite.
 #[inline]
 fn run<S: Element, const FOURTH: bool>(path: Path, xs: &[S]) -> HigherMoments<f64, FOURTH> {
@@ -55,9 +55,12 @@ fn run<S: Element, const FOURTH: bool>(path: Path, xs: &[S]) -> HigherMoments<f6
     let finite = |m: &HigherMoments<f64, FOURTH>| {
         m.base.offset.is_finite() && m.base.m2.is_finite() && m.m3.is_finite() && m.m4.is_finite()
     };
+    let far = |m: &HigherMoments<f64, FOURTH>| finite(m) && shift_is_far(&m.base);
     let mut m = sums(first.widen());
-    if finite(&m) && shift_is_far(&m.base) {
-        m = sums(m.base.shift + m.base.offset);
+    if far(&m) {
+        let mean = m.base.shift + m.base.offset;
+        let variance = m.base.m2 / m.base.count as f64;
+        m = summed_again(mean, centre(mean, variance), sums, far);
     }
     if finite(&m) {
         m
@@ -72,12 +75,16 @@ pub(crate) fn higher_moments_on<S: Element, const FOURTH: bool>(
     schedule: Schedule,
     xs: &[S],
 ) -> HigherMoments<f64, FOURTH> {
-    if xs.is_empty() {
-        return HigherMoments::default();
-    }
-    let leaf = |i| run::<S, FOURTH>(path, block_of(xs, i));
     let merge = |a: &mut HigherMoments<f64, FOURTH>, b: HigherMoments<f64, FOURTH>| a.merge(&b);
-    schedule.tree(0, blocks(xs.len()), SLICE_GRAIN, &leaf, &merge)
+    reduce_blocks(schedule, xs, |b| run::<S, FOURTH>(path, b), merge).unwrap_or_default()
+}
+
+/// A block's central moments: a leaf of [`higher_moments`]' tree.
+#[inline]
+pub(crate) fn block_higher_moments<S: Element, const FOURTH: bool>(
+    block: &[S],
+) -> HigherMoments<f64, FOURTH> {
+    run::<S, FOURTH>(detect(), block)
 }
 
 /// Central moments of `xs`, in `f64`.

@@ -58,6 +58,29 @@ fn par_tree<T: Send>(
     left
 }
 
+/// A step of [`walk`].
+pub(crate) enum Step {
+    /// Leaf `i`.
+    Leaf(usize),
+    /// The merge of the last two results, the later into the earlier.
+    Merge,
+}
+
+/// The steps of [`tree`] over the leaves `lo..hi` (non-empty) in the order
+/// it takes them, for reductions that keep their partial results on
+/// stacks of their own: each leaf, and a merge after each pair of
+/// subtrees.
+pub(crate) fn walk(lo: usize, hi: usize, step: &mut impl FnMut(Step)) {
+    if hi - lo <= 1 {
+        step(Step::Leaf(lo));
+        return;
+    }
+    let mid = split(lo, hi);
+    walk(lo, mid, step);
+    walk(mid, hi, step);
+    step(Step::Merge);
+}
+
 impl Schedule {
     /// This schedule when a piece of work of `len` values is worth
     /// spreading (at least `grain`), else [`Schedule::Sequential`].
@@ -119,6 +142,32 @@ impl Schedule {
                     .enumerate()
                     .for_each(|(i, c)| f(i, c));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::string::String;
+
+    #[test]
+    fn a_walk_takes_the_steps_of_the_tree() {
+        for n in 1..70 {
+            let tree = tree(0, n, &|i| format!("{i}"), &|a: &mut String, b: String| {
+                *a = format!("({a} {b})")
+            });
+            let mut stack: Vec<String> = Vec::new();
+            walk(0, n, &mut |s| match s {
+                Step::Leaf(i) => stack.push(format!("{i}")),
+                Step::Merge => {
+                    let b = stack.pop().unwrap();
+                    let a = stack.pop().unwrap();
+                    stack.push(format!("({a} {b})"));
+                }
+            });
+            assert_eq!(stack, [tree], "{n} leaves");
         }
     }
 }

@@ -468,3 +468,58 @@ fn half_precision_equals_its_f64_widening_on_every_path() {
 fn the_tests_know_the_block_length() {
     assert_eq!(crate::test_support::BLOCK_F64, SLICE_BLOCK);
 }
+
+#[test]
+fn centres_are_coarse_and_close_to_the_mean() {
+    for (mean, variance) in [
+        (244.638_911_971_734_93, 2.4e8),
+        (-244.638_911_971_734_93, 2.4e8),
+        (1e9 + 0.123_456_789, 1.0 / 12.0),
+        (0.1, 1e-30),
+        (3.0e150, 1e290),
+        (-7.5e-300, 1e-290),
+    ] {
+        let k = centre(mean, variance);
+        let sigma = variance.sqrt();
+        // Within 2⁻¹⁷σ of the mean, and a multiple of a power of two
+        // g ≥ 2⁻¹⁸σ: no bit below g.
+        assert!(
+            (k - mean).abs() <= sigma * 2f64.powi(-17),
+            "{mean} {variance}: {k}"
+        );
+        let g = 2f64.powi((variance.log2() / 2.0).floor() as i32 - CENTRE_BITS);
+        assert!(g >= sigma * 2f64.powi(-18));
+        assert_eq!((k / g).fract(), 0.0, "{mean} {variance}: {k}");
+    }
+    // The mean itself where no power of two fits: no spread, a spread
+    // that is not a normal number, a non-finite mean, a mean whose ulp is
+    // coarser than g already.
+    for (mean, variance) in [
+        (0.1, 0.0),
+        (0.1, f64::NAN),
+        (0.1, f64::INFINITY),
+        (0.1, 1e-310),
+        (f64::INFINITY, 1.0),
+        (1e300, 1.0),
+    ] {
+        assert_eq!(centre(mean, variance).to_bits(), mean.to_bits());
+    }
+}
+
+#[test]
+fn a_centre_that_leaves_the_shift_far_is_replaced_by_the_mean() {
+    use core::cell::RefCell;
+    let asked = RefCell::new(Vec::new());
+    let sums = |k: f64| {
+        asked.borrow_mut().push(k);
+        k
+    };
+    // Far around the centre: summed again around the mean.
+    assert_eq!(summed_again(1.5, 1.0, sums, |&k| k == 1.0), 1.5);
+    assert_eq!(*asked.borrow(), [1.0, 1.5]);
+    asked.borrow_mut().clear();
+    // Not far, or the centre is the mean: one pass.
+    assert_eq!(summed_again(1.5, 1.0, sums, |_| false), 1.0);
+    assert_eq!(summed_again(1.5, 1.5, sums, |_| true), 1.5);
+    assert_eq!(*asked.borrow(), [1.0, 1.5]);
+}

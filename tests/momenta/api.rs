@@ -177,3 +177,26 @@ fn the_cumulative_family_has_the_whole_contract() {
     let m = MinMax::<f64>::from_slice(&[1.0]);
     let _: Result<MinMax<f64>, Error> = MinMax::from_parts(m.to_parts());
 }
+
+#[test]
+fn slice_statistics_and_their_tuples_are_from_slice() {
+    use momenta::{FromSlice, Kurtosis, MinMax, Skewness};
+    fn from_slice<S, T: FromSlice<S>>() {}
+    from_slice::<f64, Mean<f64>>();
+    from_slice::<f32, Variance<f64>>();
+    from_slice::<f32, Skewness<f32>>();
+    from_slice::<f64, Kurtosis<f32>>();
+    from_slice::<f32, MinMax<f64>>();
+    from_slice::<f32, (Mean<f64>, MinMax<f32>)>();
+    from_slice::<f64, (Mean<f64>, Variance<f64>, Skewness<f64>)>();
+    from_slice::<
+        f64,
+        (
+            (Mean<f64>, MinMax<f64>),
+            Variance<f32>,
+            Kurtosis<f64>,
+            Mean<f32>,
+        ),
+    >();
+    shared::<(Kurtosis<f64>, MinMax<f64>)>();
+}

@@ -149,3 +149,37 @@ pub fn to_nhwc<T: Copy>(xs: &[T], n: usize, c: usize, hw: usize) -> Vec<T> {
     }
     out
 }
+
+/// How far `got` is from the exact mean of `n` values whose sum, scaled
+/// by `2^bits`, is the integer `sum`: `got − sum/(n·2^bits)` in units in
+/// the last place of `got`, from exact integer arithmetic (only the final
+/// quotient is rounded). `got` must be finite and non-zero.
+pub fn ulps_from_mean(got: f64, sum: i128, n: u64, bits: i32) -> f64 {
+    assert!(got.is_finite() && got != 0.0, "{got}");
+    let raw = got.to_bits();
+    let field = ((raw >> 52) & 0x7ff) as i32;
+    let fraction = (raw & ((1 << 52) - 1)) as i128;
+    // got = m · 2^e, with |m| < 2^53.
+    let (m, e) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), field - 1075)
+    };
+    let m = if got < 0.0 { -m } else { m };
+    let n = i128::from(n);
+    let t = e + bits;
+    let power = |s: i32| {
+        1i128
+            .checked_shl(s as u32)
+            .filter(|p| *p > 0)
+            .expect("in range")
+    };
+    // (got − sum/(n·2^bits)) / 2^e = (m·n·2^t − sum) / (n·2^t).
+    if t >= 0 {
+        let num = m * n * power(t) - sum;
+        num as f64 / (n * power(t)) as f64
+    } else {
+        let num = m * n - sum * power(-t);
+        num as f64 / n as f64
+    }
+}
