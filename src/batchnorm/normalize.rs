@@ -4,6 +4,7 @@ use alloc::vec::Vec;
 
 use super::{BatchStats, Layout, RunningStats, checks};
 use crate::cumulative::moments::Moments;
+use crate::float::two_sum;
 use crate::{Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:
@@ -38,10 +39,7 @@ impl Centre {
         if m.count == 0 {
             return Self::rounded(f64::NAN);
         }
-        let (a, b) = (m.shift, m.offset);
-        let hi = a + b;
-        let t = hi - a;
-        let lo = (a - (hi - t)) + (b - t);
+        let (hi, lo) = two_sum(m.shift, m.offset);
         Self {
             hi,
             lo: if lo.is_finite() { lo } else { 0.0 },
