@@ -83,7 +83,7 @@ fn same_parts(a: &WeightedVariance<f64>, b: &WeightedVariance<f64>) -> bool {
     let (p, q) = (a.to_parts(), b.to_parts());
     p.count == q.count
         && p.total_weight.same(q.total_weight)
-        && p.sum_sq_weights.same(q.sum_sq_weights)
+        && p.reliability_divisor.same(q.reliability_divisor)
         && p.shift.same(q.shift)
         && p.offset.same(q.offset)
         && p.m2.same(q.m2)
@@ -117,6 +117,12 @@ fn kernel_agrees_with_pushes(pairs: &[(f64, f64)], slices: &WeightedVariance<f64
         (None, None) => {}
         other => panic!("means {other:?}: {pairs:?}"),
     }
+    // The reliability divisors: sums of positive terms on both sides.
+    let d = (
+        slices.to_parts().reliability_divisor,
+        pushed.to_parts().reliability_divisor,
+    );
+    assert!((d.0 - d.1).abs() <= 1e-12 * d.1, "divisors {d:?}: {pairs:?}");
     if let (Some(a), Some(b)) = (slices.population_variance(), pushed.population_variance()) {
         // Both carry rounding at the scale of the spread, and of the
         // values' size where the spread is a sliver of it (ε² there: the
@@ -157,9 +163,8 @@ impl State {
             Err(_) => {
                 let bad = ws.iter().any(|&w| !valid(w));
                 let sum: f64 = ws.iter().sum();
-                let sum_sq: f64 = ws.iter().map(|w| w * w).sum();
                 assert!(
-                    bad || !(sum_sq.is_finite() && sum.is_finite()) || sum_sq > 1e307,
+                    bad || !sum.is_finite() || sum > 1e307,
                     "refused good weights: {ws:?}"
                 );
                 None

@@ -134,19 +134,11 @@ pub(super) fn normalize_groups<F: Float>(
     let per_group = channels / groups;
     let sample_layout = Layout::new(layout.positions(), channels, layout.inner())?;
     let per_sample = sample_layout.len();
-    let group_means: Vec<f64> = stats
-        .moments()
-        .iter()
-        .map(|m| m.mean().unwrap_or(f64::NAN))
-        .collect();
-    let group_vars: Vec<f64> = stats
-        .moments()
-        .iter()
-        .map(|m| m.variance(0).unwrap_or(f64::NAN))
-        .collect();
-    let spread = |v: &[f64]| -> Vec<f64> {
+    // A sample's groups' moments, one per channel: the normalizer takes
+    // each mean as its shift and offset (see `Centre`).
+    let spread = |groups: &[Moments<f64>]| -> Vec<Moments<f64>> {
         (0..channels)
-            .map(|c| v.get(c / per_group).copied().unwrap_or(f64::NAN))
+            .map(|c| groups.get(c / per_group).copied().unwrap_or_default())
             .collect()
     };
     // Checked once, also for an empty tensor: eps and the affine lengths.
@@ -161,9 +153,8 @@ pub(super) fn normalize_groups<F: Float>(
         .zip(out.chunks_exact_mut(per_sample));
     for (n, (x, y)) in samples.enumerate() {
         let g = n * groups..(n + 1) * groups;
-        let mean = spread(group_means.get(g.clone()).unwrap_or(&[]));
-        let var = spread(group_vars.get(g).unwrap_or(&[]));
-        Normalizer::from_f64(&mean, &var, eps, gamma, beta)?.apply(x, sample_layout, y)?;
+        let moments = spread(stats.moments().get(g).unwrap_or(&[]));
+        Normalizer::from_moments(&moments, eps, gamma, beta)?.apply(x, sample_layout, y)?;
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `LayerNorm`: statistics per row of trailing features.
 
+use super::normalize::Centre;
 use super::{BatchStats, Layout, checks};
 use crate::{Element, Error, Float};
 
@@ -158,8 +159,9 @@ impl<F: Float> LayerNorm<F> {
 
     /// Normalizes `xs` into `out` row by row, `γ` and `β` element by element
     /// over the features (absent: 1 and 0), and returns the statistics it
-    /// used. Each value is `(x − μ)/√(σ² + eps)·γ + β`, in `f64`, rounded
-    /// once.
+    /// used. Each value is `(x − μ)/√(σ² + eps)·γ + β` in `f64`, with the
+    /// mean in two parts (subtracted as [`Normalizer`](super::Normalizer)
+    /// does), rounded once.
     ///
     /// # Errors
     ///
@@ -189,19 +191,41 @@ impl<F: Float> LayerNorm<F> {
         let stats = self.statistics(xs)?;
         stats.check_usable()?;
         let eps = self.eps.as_f64();
-        let affine = |v: Option<&[F]>, j: usize, default: f64| {
-            v.and_then(|v| v.get(j)).map_or(default, |g| g.as_f64())
-        };
         let rows = xs
             .chunks_exact(self.features)
             .zip(out.chunks_exact_mut(self.features));
         for ((x, y), m) in rows.zip(stats.moments()) {
-            let mean = m.mean().unwrap_or(f64::NAN);
+            // The row's mean as its shift and offset, as every layer
+            // subtracts it (see `Centre`).
+            let centre = Centre::of(m);
             let var = m.variance(0).unwrap_or(f64::NAN);
             let rstd = 1.0 / num_traits::Float::sqrt(var + eps);
-            for (j, (y, x)) in y.iter_mut().zip(x).enumerate() {
-                let z = (x.as_f64() - mean) * rstd;
-                *y = F::from_f64(z * affine(gamma, j, 1.0) + affine(beta, j, 0.0));
+            // z = (x − hi)·rstd − lo·rstd, then γ and β: one loop per
+            // affine case, so that none tests or applies an absent one.
+            let (hi, c) = centre.wide(rstd);
+            let z = |x: &F| (x.as_f64() - hi) * rstd + c;
+            let pairs = y.iter_mut().zip(x);
+            match (gamma, beta) {
+                (Some(g), Some(b)) => {
+                    for ((y, x), (g, b)) in pairs.zip(g.iter().zip(b)) {
+                        *y = F::from_f64(z(x) * g.as_f64() + b.as_f64());
+                    }
+                }
+                (Some(g), None) => {
+                    for ((y, x), g) in pairs.zip(g) {
+                        *y = F::from_f64(z(x) * g.as_f64());
+                    }
+                }
+                (None, Some(b)) => {
+                    for ((y, x), b) in pairs.zip(b) {
+                        *y = F::from_f64(z(x) + b.as_f64());
+                    }
+                }
+                (None, None) => {
+                    for (y, x) in pairs {
+                        *y = F::from_f64(z(x));
+                    }
+                }
             }
         }
         Ok(stats)

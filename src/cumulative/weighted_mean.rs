@@ -293,7 +293,7 @@ impl<F: Float> WeightedMean<F> {
         let m = WeightedMoments {
             count: p.count,
             weight: exactly("total_weight", p.total_weight)?,
-            weight_sq: F::zero(),
+            divisor: F::zero(),
             shift: exactly("shift", p.shift)?,
             offset: exactly("offset", p.offset)?,
             m2: F::zero(),

@@ -15,7 +15,11 @@ use crate::{Element, Error, Float};
 /// the weighted pairwise formula. The mean steps from the heavier side: a
 /// value whose weight outweighs everything before it becomes the shift,
 /// so weights that differ by hundreds of orders of magnitude cost no
-/// digits. Three variances, for the three meanings of a weight:
+/// digits. The reliability weights' divisor `Σw − Σw²/Σw` is kept by its
+/// own sums of positive terms rather than formed from Σw², which with one
+/// weight far above the rest keeps none of the others' squares (weights
+/// `[1e10, 0.3, 0.7, 0.2]` kept only six of its digits so). Three variances,
+/// for the three meanings of a weight:
 ///
 /// | method | divisor | weights are | numpy |
 /// |---|---|---|---|
@@ -75,10 +79,11 @@ pub struct WeightedVariance<F> {
 /// The plain state of a [`WeightedVariance`], for any transport and for
 /// serde: `f64` whatever the accumulator's float type.
 ///
-/// `mean = shift + offset`; `m2 = Σw(x − mean)²`. The serde form of
-/// [`WeightedVariance`] is this struct, and is stable. A NaN or ±∞ pushed
-/// with weight 0 before any positive weight is recorded as a NaN `shift`
-/// and `m2` with `count` and `total_weight` 0.
+/// `mean = shift + offset`; `m2 = Σw(x − mean)²`;
+/// `reliability_divisor = Σw − Σw²/Σw`, which is `Σᵢ≠ⱼ wᵢwⱼ / Σw`. The
+/// serde form of [`WeightedVariance`] is this struct, and is stable. A NaN
+/// or ±∞ pushed with weight 0 before any positive weight is recorded as a
+/// NaN `shift` and `m2` with `count` and `total_weight` 0.
 ///
 /// Serialized (feature `serde`) losslessly in any format: in JSON each
 /// float is an exact string ([Checkpoints](crate#checkpoints)).
@@ -90,7 +95,8 @@ pub struct WeightedVariance<F> {
 ///
 /// let v = WeightedVariance::<f64>::from_slices(&[1.0, 3.0], &[1.0, 3.0])?;
 /// let parts = v.to_parts();
-/// assert_eq!((parts.count, parts.total_weight, parts.sum_sq_weights), (2, 4.0, 10.0));
+/// // Σw − Σw²/Σw = 4 − 10/4 = 2·1·3/4.
+/// assert_eq!((parts.count, parts.total_weight, parts.reliability_divisor), (2, 4.0, 1.5));
 /// assert_eq!(WeightedVariance::from_parts(parts)?, v);
 /// # Ok::<(), momenta::Error>(())
 /// ```
@@ -102,9 +108,13 @@ pub struct WeightedVarianceParts {
     /// Σw.
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub total_weight: f64,
-    /// Σw².
+    /// `Σw − Σw²/Σw = Σᵢ≠ⱼ wᵢwⱼ / Σw`, the divisor of
+    /// [`reliability_variance`](WeightedVariance::reliability_variance): 0
+    /// for fewer than two positive weights, never above `total_weight`.
+    /// (It replaced a field `sum_sq_weights`, Σw², from which the divisor
+    /// lost its digits when one weight outweighed the rest.)
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
-    pub sum_sq_weights: f64,
+    pub reliability_divisor: f64,
     /// A value from the data (with a positive weight).
     #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
     pub shift: f64,
@@ -145,7 +155,7 @@ impl<F: Float> WeightedVariance<F> {
     /// the slices differ in length;
     /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
     /// naming `weight` for a weight that is negative, NaN or ±∞, or
-    /// `weights` when their sum or the sum of their squares overflows `F`.
+    /// `weights` when their sum overflows `F`.
     ///
     /// ```
     /// use momenta::WeightedVariance;
@@ -193,7 +203,7 @@ impl<F: Float> WeightedVariance<F> {
     ///
     /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
     /// naming `weight` when `w` is negative, NaN or ±∞, or so large that Σw
-    /// or Σw² would overflow; the accumulator is then unchanged.
+    /// would overflow; the accumulator is then unchanged.
     ///
     /// ```
     /// let mut v = momenta::WeightedVariance::new();
@@ -309,9 +319,10 @@ impl<F: Float> WeightedVariance<F> {
 
     /// The unbiased variance for reliability weights,
     /// `Σw(x − μ)²/(Σw − Σw²/Σw)`, or `None` with fewer than two positive
-    /// weights (or when rounding makes the divisor 0): numpy's
+    /// weights (or when the divisor underflows to 0): numpy's
     /// `np.cov(x, aweights=w)`. It does not change when every weight is
-    /// scaled by the same factor.
+    /// scaled by the same factor. The divisor keeps its digits when one
+    /// weight outweighs the rest (see the type's documentation).
     ///
     /// ```
     /// use momenta::WeightedVariance;
@@ -348,7 +359,7 @@ impl<F: Float> WeightedVariance<F> {
         WeightedVarianceParts {
             count: m.count,
             total_weight: m.weight.as_f64(),
-            sum_sq_weights: m.weight_sq.as_f64(),
+            reliability_divisor: m.divisor.as_f64(),
             shift: m.shift.as_f64(),
             offset: m.offset.as_f64(),
             m2: m.m2.as_f64(),
@@ -361,9 +372,10 @@ impl<F: Float> WeightedVariance<F> {
     /// # Errors
     ///
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) naming
-    /// the broken invariant: negative sums or M2, a count of 0 with a
-    /// non-zero total weight (or the reverse), Σw² > (Σw)², or a field that
-    /// `F` cannot hold exactly.
+    /// the broken invariant: a negative total weight, divisor or M2, a
+    /// count of 0 with a non-zero total weight (or the reverse), a divisor
+    /// above the total weight or not 0 for one weight, or a field that `F`
+    /// cannot hold exactly.
     ///
     /// ```
     /// use momenta::{WeightedVariance, WeightedVarianceParts};
@@ -374,7 +386,7 @@ impl<F: Float> WeightedVariance<F> {
         let m = WeightedMoments {
             count: p.count,
             weight: exactly("total_weight", p.total_weight)?,
-            weight_sq: exactly("sum_sq_weights", p.sum_sq_weights)?,
+            divisor: exactly("reliability_divisor", p.reliability_divisor)?,
             shift: exactly("shift", p.shift)?,
             offset: exactly("offset", p.offset)?,
             m2: exactly("m2", p.m2)?,

@@ -413,12 +413,21 @@ fn run_weighted<S: Element, const SPREAD: bool>(
         return by_steps();
     };
     let sums = |k: f64| {
-        let [w, s, q, w2, positive, invalid] = arch::shifted_weighted_sums(path, xs, ws, k);
+        let [w, s, q, pairs, positive, invalid] = arch::shifted_weighted_sums(path, xs, ws, k);
         if invalid > 0.0 || !w.is_finite() {
             return None;
         }
         let offset = s / w;
         let m2 = q - s * offset;
+        // Σᵢ≠ⱼ wᵢwⱼ / Σw from the sum over the pairs i < j, at most Σw as
+        // West's steps keep it. Pairs that overflow (weights near 1e154)
+        // make it NaN, which sends the run to those steps, as a
+        // non-finite M2 does.
+        let divisor = if pairs.is_finite() {
+            ((pairs / w) * 2.0).min(w)
+        } else {
+            f64::NAN
+        };
         Some(WeightedMoments {
             // A count of at most a block's length, held exactly in an f64
             // sum.
@@ -429,13 +438,15 @@ fn run_weighted<S: Element, const SPREAD: bool>(
             )]
             count: positive as u64,
             weight: w,
-            weight_sq: w2,
+            divisor,
             shift: k,
             offset,
             m2: if m2 < 0.0 { 0.0 } else { m2 },
         })
     };
-    let finite = |m: &WeightedMoments<f64>| m.offset.is_finite() && m.m2.is_finite();
+    let finite = |m: &WeightedMoments<f64>| {
+        m.offset.is_finite() && m.m2.is_finite() && (!SPREAD || m.divisor.is_finite())
+    };
     // `shift_is_far`, with Σw for the count.
     let far = |m: &Option<WeightedMoments<f64>>| {
         m.is_some_and(|m| finite(&m) && m.offset * m.offset * m.weight > 16.0 * m.m2)
@@ -452,7 +463,7 @@ fn run_weighted<S: Element, const SPREAD: bool>(
     }
     if !SPREAD {
         m.m2 = 0.0;
-        m.weight_sq = 0.0;
+        m.divisor = 0.0;
     }
     Some(m)
 }

@@ -525,10 +525,11 @@ impl<F: Float> ShiftedSum<F> {
     /// The sum `state` describes, checked: finite fields, a power-of-two
     /// scale, nothing held when the set is empty, no rebuild due, and the
     /// pair within its own rounding bound of the values' sum taken afresh
-    /// about the same shift. The bound is rigorous: the pair is within
-    /// `ε·lo_churn` of the exact sum (see [`needs_rebuild`]), the fresh
-    /// sum within `ε` of its own churn, and each is read rounded once.
-    /// Returns the sum and that bound on the error of its total.
+    /// about the same shift: the pair is within `ε·lo_churn` of what it
+    /// held when last taken afresh (see [`needs_rebuild`]), which was
+    /// within a few ulps of the values' sizes, and the fresh sum is within
+    /// `ε` of its own churn. Returns the sum and that bound on the error of
+    /// its total.
     ///
     /// [`needs_rebuild`]: WindowStats::needs_rebuild
     fn checked<I: Iterator<Item = F>>(
@@ -608,18 +609,26 @@ impl<F: Float> ShiftedSum<F> {
             }
             fresh
         };
+        let max = values().fold(F::zero(), |m, x| m.max(x.abs())) * scale;
+        let n = count_to::<F>(sum.count);
+        let four = F::from_f64(4.0);
         let mut k = F::one();
         let mut fresh = afresh(k);
         if !fresh.total().is_finite() {
-            let max = values().fold(F::zero(), |m, x| m.max(x.abs()));
-            let four = F::from_f64(4.0);
-            k = scale_for(max * scale, F::max_value() / four / count_to(sum.count));
+            k = scale_for(max, F::max_value() / four / n);
             fresh = afresh(k);
         }
+        // The pair holds its sum to within `ε·lo_churn` of what it held
+        // when last taken afresh, and that to within a few ulps of the
+        // values' sizes: a sum taken afresh about a shift on a huge value
+        // (the newest, at a rebuild) keeps the small values only to the
+        // huge one's ulp, and keeps that error when the shift moves on.
+        // So is the mean's accuracy stated: within an ulp or so of the
+        // values in the window.
         let (kept, exact) = (sum.total() * k, fresh.total());
-        let two_eps = F::epsilon() + F::epsilon();
+        let held = (lo_churn + n * max + hi.abs()) * k;
         let bound =
-            two_eps * (lo_churn * k + fresh.lo_churn + exact.abs()) + F::min_positive_value();
+            four * F::epsilon() * (held + fresh.lo_churn + exact.abs()) + F::min_positive_value();
         // NaN fails too.
         if (kept - exact).abs() <= bound {
             Ok((sum, bound / k))

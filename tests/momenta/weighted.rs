@@ -117,8 +117,9 @@ fn invalid_weights_are_errors_that_change_nothing() {
         assert!(WeightedMean::<f64>::from_slices(&[1.0], &[bad]).is_err());
     }
     assert_eq!(v, before);
-    // Sums that would overflow are refused too.
-    assert!(v.push(1.0, 1e200).is_err());
+    // Sums that would overflow are refused too (squares that would are
+    // not: see `hostile_values`).
+    assert!(v.try_extend([(1.0, 1e308), (1.0, 1e308)]).is_err());
     assert!(WeightedMean::<f32>::from_slices(&[1.0, 2.0], &[3e38_f64, 3e38]).is_err());
     assert_eq!(v, before);
     let e = WeightedVariance::<f64>::from_slices(&[1.0], &[]).unwrap_err();
@@ -243,9 +244,22 @@ fn hostile_values() {
     let tiny = f64::from_bits(1);
     let s = WeightedVariance::<f64>::try_from_iter([(tiny, tiny), (0.0, tiny)]).unwrap();
     assert!(s.population_variance().unwrap() >= 0.0);
+    // Weights whose squares overflow are ordinary weights (only their
+    // sum must stay finite), and the variances stay exact: values 1 and 2
+    // with weights 1e300 each, μ = 1.5, every variance 1/4 of Σw = 2e300
+    // over its divisor: 1/4, and 1/2 for reliability weights (divisor
+    // 2·1e300·1e300/2e300 = 1e300).
+    let huge = WeightedVariance::<f64>::try_from_iter([(1.0, 1e300), (2.0, 1e300)]).unwrap();
+    assert_eq!(huge.mean(), Some(1.5));
+    assert_eq!(huge.population_variance(), Some(0.25));
+    assert_eq!(huge.reliability_variance(), Some(0.5));
+    let sliced = WeightedVariance::<f64>::from_slices(&[1.0, 2.0], &[1e300, 1e300]).unwrap();
+    assert_eq!(sliced.reliability_variance(), Some(0.5));
     // Merges whose total weight overflows: +∞ total, NaN variances.
-    let half = WeightedVariance::<f64>::try_from_iter([(1.0, 1e300), (2.0, 1e300)]);
-    assert!(half.is_err(), "Σw² overflows");
+    let mut half = WeightedVariance::<f64>::try_from_iter([(1.0, 1e308), (3.0, 1e307)]).unwrap();
+    half.merge(&half.clone());
+    assert_eq!(half.total_weight(), f64::INFINITY);
+    assert!(half.reliability_variance().unwrap().is_nan());
     let mut a = WeightedMean::<f64>::try_from_iter([(1.0, 1e308)]).unwrap();
     a.merge(&WeightedMean::try_from_iter([(3.0, 1e308)]).unwrap());
     assert_eq!(a.total_weight(), f64::INFINITY);
@@ -295,6 +309,131 @@ fn a_weight_that_dwarfs_the_rest_keeps_mean_and_variance_in_either_order() {
 }
 
 #[test]
+fn one_dominant_weight_keeps_the_reliability_divisor() {
+    // Weights [1e10, 0.3, 0.7, 0.2]: the divisor Σw − Σw²/Σw is about 2.4,
+    // but Σw² ≈ 1e20 keeps none of the light weights' squares, and taken
+    // from it the divisor was up to 9.5e-7 off (and 0, so `None`, with 1e30 for
+    // the heavy weight). Every order of pushes, the slices and every
+    // split into two merged halves. Exact: Python fractions on the same
+    // binary values, rounded once (the reliability variance and the
+    // divisor).
+    let ws = [1e10, 0.3, 0.7, 0.2];
+    // (name, values, weights, reliability variance, divisor)
+    let cases = [
+        (
+            "small",
+            [3.0, 1.0, 2.0, 5.0],
+            ws,
+            1.125_000_000_062_812_4,
+            2.399_999_999_794,
+        ),
+        (
+            "far",
+            [1e6 + 3.0, 1e6 + 1.0, 1e6 + 2.0, 1e6 + 5.0],
+            ws,
+            1.125_000_000_062_812_4,
+            2.399_999_999_794,
+        ),
+        (
+            "negative",
+            [-1e9 - 0.5, -1e9 + 0.25, -1e9 - 1.0, -1e9 + 2.0],
+            ws,
+            0.664_062_500_051_139_3,
+            2.399_999_999_794,
+        ),
+        (
+            "1e30",
+            [3.0, 1.0, 2.0, 5.0],
+            [1e30, 0.3, 0.7, 0.2],
+            1.125,
+            2.4,
+        ),
+    ];
+    let orders = permutations4();
+    for (name, xs, ws, exact, exact_divisor) in cases {
+        let mut worst = (0.0_f64, 0.0_f64);
+        for order in &orders {
+            let pairs: Vec<(f64, f64)> = order.iter().map(|&i| (xs[i], ws[i])).collect();
+            let (ox, ow): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+            let mut routes = vec![
+                WeightedVariance::<f64>::try_from_iter(pairs.iter().copied()).unwrap(),
+                WeightedVariance::<f64>::from_slices(&ox, &ow).unwrap(),
+            ];
+            for cut in 1..4 {
+                let mut left =
+                    WeightedVariance::try_from_iter(pairs[..cut].iter().copied()).unwrap();
+                left.merge(&WeightedVariance::try_from_iter(pairs[cut..].iter().copied()).unwrap());
+                routes.push(left);
+            }
+            for v in &routes {
+                let got = v.reliability_variance();
+                let e = got.map_or(f64::INFINITY, |g| rel(g, exact));
+                let d = rel(v.to_parts().reliability_divisor, exact_divisor);
+                worst = (worst.0.max(e), worst.1.max(d));
+                assert!(
+                    e <= 4e-15,
+                    "{name} {order:?}: {got:?}, exact {exact} ({e:.1e})"
+                );
+                assert!(d <= 4e-15, "{name} {order:?}: divisor off by {d:.1e}");
+            }
+        }
+        eprintln!(
+            "{name}: worst relative error {:.1e}, divisor {:.1e}",
+            worst.0, worst.1
+        );
+    }
+}
+
+/// The 24 orders of four indices.
+fn permutations4() -> Vec<[usize; 4]> {
+    let mut out = Vec::new();
+    for a in 0..4 {
+        for b in (0..4).filter(|&b| b != a) {
+            for c in (0..4).filter(|&c| c != a && c != b) {
+                out.push([a, b, c, 6 - a - b - c]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_dominant_weight_inside_a_kernel_block_keeps_the_reliability_divisor() {
+    // 70 000 values (two blocks) x = 1e6 + (i mod 17)/8 with weights
+    // ((i mod 5) + 1)/4, but 3e15 at index 777. Exact (Python fractions):
+    // reliability variance 0.312 522 024 124 700 7, divisor
+    // 104 998.499 999 081 26. Taken from Σw² ≈ 9e30, which keeps none of
+    // the light weights' squares, the divisor was 20 % off.
+    const EXACT: f64 = 0.312_522_024_124_700_7;
+    const DIVISOR: f64 = 104_998.499_999_081_26;
+    let n = 70_000;
+    let xs: Vec<f64> = (0..n).map(|i| 1e6 + (i % 17) as f64 / 8.0).collect();
+    let mut ws: Vec<f64> = (0..n).map(|i| ((i % 5) + 1) as f64 / 4.0).collect();
+    ws[777] = 3e15;
+    let pushed =
+        WeightedVariance::<f64>::try_from_iter(xs.iter().copied().zip(ws.iter().copied())).unwrap();
+    let sliced = WeightedVariance::<f64>::from_slices(&xs, &ws).unwrap();
+    let par = WeightedVariance::<f64>::par_from_slices(&xs, &ws).unwrap();
+    let narrow = WeightedVariance::<f32>::from_slices(&xs, &ws).unwrap();
+    for (route, v, tol) in [
+        ("push", &pushed, 1e-13),
+        ("slices", &sliced, 1e-13),
+        ("par", &par, 1e-13),
+    ] {
+        let e = rel(v.reliability_variance().unwrap(), EXACT);
+        let d = rel(v.to_parts().reliability_divisor, DIVISOR);
+        eprintln!("{route}: relative error {e:.1e}, divisor {d:.1e}");
+        assert!(e <= tol && d <= tol, "{route}: {e:.1e}, divisor {d:.1e}");
+    }
+    // In f32 state (sums in f64, rounded once): within f32's rounding.
+    let e = rel(
+        f64::from(narrow.to_parts().reliability_divisor as f32),
+        DIVISOR,
+    );
+    assert!(e <= 1e-7, "f32: divisor {e:.1e}");
+}
+
+#[test]
 fn parts_and_serde_round_trip_bit_for_bit() {
     let (xs, ws) = data();
     let mut live = WeightedVariance::<f64>::from_slices(&xs[..3000], &ws[..3000]).unwrap();
@@ -334,10 +473,26 @@ fn corrupt_parts_are_rejected_with_a_reason() {
         (WeightedVarianceParts { count: 0, ..good }, "count"),
         (
             WeightedVarianceParts {
-                sum_sq_weights: 100.0,
+                reliability_divisor: 4.5,
                 ..good
             },
             "must not exceed",
+        ),
+        (
+            WeightedVarianceParts {
+                reliability_divisor: -0.5,
+                ..good
+            },
+            "non-negative",
+        ),
+        (
+            WeightedVarianceParts {
+                count: 1,
+                m2: 0.0,
+                reliability_divisor: 0.5,
+                ..good
+            },
+            "0 for one weight",
         ),
         (
             WeightedVarianceParts {
@@ -359,7 +514,7 @@ fn corrupt_parts_are_rejected_with_a_reason() {
 #[cfg(feature = "serde")]
 #[test]
 fn serde_forms_are_the_committed_fixtures() {
-    const VARIANCE: &str = r#"{"count":3,"total_weight":"4.0","sum_sq_weights":"6.0","shift":"5.5","offset":"0.0","m2":"27.0"}"#;
+    const VARIANCE: &str = r#"{"count":3,"total_weight":"4.0","reliability_divisor":"2.5","shift":"5.5","offset":"0.0","m2":"27.0"}"#;
     const MEAN: &str = r#"{"count":3,"total_weight":"4.0","shift":"5.5","offset":"0.0"}"#;
     // The earlier form, floats as numbers, still restores.
     const LEGACY_MEAN: &str = r#"{"count":3,"total_weight":4.0,"shift":5.5,"offset":0.0}"#;
@@ -387,10 +542,21 @@ struct Weighted(Vec<(f64, f64)>);
 impl Arbitrary for Weighted {
     fn arbitrary(g: &mut Gen) -> Self {
         let offset = *g.choose(&[0.0, 1.0, -250.5, 1e6, 1e9]).unwrap_or(&0.0);
+        // Half the time, one weight far above the rest (where the
+        // reliability divisor, formed from Σw², lost its digits).
+        let heavy = *g.choose(&[1.0, 1.0, 1e6, 3e15]).unwrap_or(&1.0);
         let raw: Vec<(i16, u8)> = Arbitrary::arbitrary(g);
+        let at = usize::from(u8::arbitrary(g)) % raw.len().max(1);
         Weighted(
             raw.into_iter()
-                .map(|(k, w)| (offset + f64::from(k) / 64.0, f64::from(w % 8) / 4.0))
+                .enumerate()
+                .map(|(i, (k, w))| {
+                    let w = f64::from(w % 8) / 4.0;
+                    (
+                        offset + f64::from(k) / 64.0,
+                        if i == at { w * heavy } else { w },
+                    )
+                })
                 .collect(),
         )
     }
@@ -425,6 +591,17 @@ fn same(a: &WeightedVariance<f64>, b: &WeightedVariance<f64>, p: &[(f64, f64)]) 
         && close(a.mean(), b.mean(), mag)
         && close(a.population_variance(), b.population_variance(), s2)
         && close(a.reliability_variance(), b.reliability_variance(), s2 * 1e3)
+        && divisors_agree(a, b)
+}
+
+/// The reliability divisors agree to 1e-12: sums of positive terms, in any
+/// order and with any weight far above the rest.
+fn divisors_agree(a: &WeightedVariance<f64>, b: &WeightedVariance<f64>) -> bool {
+    let (p, q) = (
+        a.to_parts().reliability_divisor,
+        b.to_parts().reliability_divisor,
+    );
+    p == q || (p - q).abs() <= 1e-12 * q
 }
 
 fn pushed(p: &[(f64, f64)]) -> WeightedVariance<f64> {

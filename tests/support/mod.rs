@@ -183,3 +183,109 @@ pub fn ulps_from_mean(got: f64, sum: i128, n: u64, bits: i32) -> f64 {
         num as f64 / n as f64
     }
 }
+
+/// A double-double `hi + lo` (Dekker 1971; Knuth's two-sum): about 106
+/// bits, for references that must be far more accurate than the `f64`
+/// result they judge. Sums and products of two doubles are exact; a
+/// quotient or square root is within about 2⁻¹⁰⁴ of its value. Plain
+/// arithmetic only (no FMA), so it compiles for `no_std` too.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dd {
+    pub hi: f64,
+    pub lo: f64,
+}
+
+impl Dd {
+    /// `x` exactly.
+    pub fn new(x: f64) -> Self {
+        Self { hi: x, lo: 0.0 }
+    }
+
+    /// `a + b` exactly, as the rounded sum and its error.
+    fn two_sum(a: f64, b: f64) -> Self {
+        let s = a + b;
+        let t = s - a;
+        Self {
+            hi: s,
+            lo: (a - (s - t)) + (b - t),
+        }
+    }
+
+    /// Veltkamp's split of `a` into two halves of 26 bits.
+    fn split(a: f64) -> (f64, f64) {
+        let c = 134_217_729.0 * a; // 2²⁷ + 1
+        let hi = c - (c - a);
+        (hi, a - hi)
+    }
+
+    /// `a · b` exactly (barring overflow and underflow).
+    fn two_prod(a: f64, b: f64) -> Self {
+        let p = a * b;
+        let ((ah, al), (bh, bl)) = (Self::split(a), Self::split(b));
+        Self {
+            hi: p,
+            lo: ((ah * bh - p) + ah * bl + al * bh) + al * bl,
+        }
+    }
+
+    fn renormalize(hi: f64, lo: f64) -> Self {
+        Self::two_sum(hi, lo)
+    }
+
+    pub fn add(self, o: Self) -> Self {
+        let s = Self::two_sum(self.hi, o.hi);
+        let t = Self::two_sum(self.lo, o.lo);
+        let s = Self::renormalize(s.hi, s.lo + t.hi);
+        Self::renormalize(s.hi, s.lo + t.lo)
+    }
+
+    pub fn neg(self) -> Self {
+        Self {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
+    }
+
+    pub fn mul(self, o: Self) -> Self {
+        let p = Self::two_prod(self.hi, o.hi);
+        Self::renormalize(p.hi, p.lo + (self.hi * o.lo + self.lo * o.hi))
+    }
+
+    /// Times a power of two (exact).
+    pub fn scale(self, power_of_two: f64) -> Self {
+        Self {
+            hi: self.hi * power_of_two,
+            lo: self.lo * power_of_two,
+        }
+    }
+
+    pub fn div(self, o: Self) -> Self {
+        // Two steps of long division.
+        let q1 = self.hi / o.hi;
+        let r = self.add(o.mul(Self::new(q1)).neg());
+        let q2 = r.hi / o.hi;
+        let r = r.add(o.mul(Self::new(q2)).neg());
+        let q3 = r.hi / o.hi;
+        Self::two_sum(q1, q2).add(Self::new(q3))
+    }
+
+    /// The square root of a positive value.
+    pub fn sqrt(self) -> Self {
+        // One Newton step from the f64 root: s + (x − s²)/(2s).
+        let s = num_traits::Float::sqrt(self.hi);
+        let r = self.add(Self::two_prod(s, s).neg());
+        Self::two_sum(s, r.hi / (2.0 * s))
+    }
+
+    /// The nearest `f64`.
+    pub fn to_f64(self) -> f64 {
+        self.hi + self.lo
+    }
+
+    /// `|x − self|` in units of `unit`, with the difference taken in
+    /// double-double (so the reference's own rounding does not count).
+    pub fn distance(self, x: f64, unit: f64) -> f64 {
+        let d = Self::new(x).add(self.neg());
+        (d.hi + d.lo).abs() / unit
+    }
+}

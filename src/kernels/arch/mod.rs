@@ -211,8 +211,8 @@ pub(crate) fn shifted_pair_sums<S: Element>(
     }
 }
 
-/// `[Σw, Σw·d, Σw·d², Σw², positive weights, NaN or negative weights]`
-/// with `d = x − k`; see [`portable::weighted_sums_body`].
+/// `[Σw, Σw·d, Σw·d², Σᵢ<ⱼ wᵢwⱼ, positive weights, NaN or negative
+/// weights]` with `d = x − k`; see [`portable::weighted_sums_body`].
 #[inline]
 pub(crate) fn shifted_weighted_sums<S: Element>(
     path: Path,
@@ -221,9 +221,13 @@ pub(crate) fn shifted_weighted_sums<S: Element>(
     k: f64,
 ) -> [f64; 6] {
     match path {
-        Path::Portable => by_pieces(xs, ws, |x, w| {
-            portable::weighted_sums_body::<S, false>(x, w, k)
-        }),
+        // `by_pieces`, with the pieces' sums over pairs joined.
+        Path::Portable => xs
+            .chunks(PIECE)
+            .zip(ws.chunks(PIECE))
+            .fold([0.0; 6], |total, (x, w)| {
+                portable::join_weighted(total, portable::weighted_sums_body::<S, false>(x, w, k))
+            }),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::avx2::weighted_sums`
@@ -372,10 +376,10 @@ mod tests {
                 let mut e = [0.0; 6];
                 for (&x, &w) in xs.iter().zip(&ws) {
                     let d = x - k;
+                    e[3] += e[0] * w;
                     e[0] += w;
                     e[1] += w * d;
                     e[2] += w * d * d;
-                    e[3] += w * w;
                     e[4] += if w > 0.0 { 1.0 } else { 0.0 };
                     e[5] += if w >= 0.0 { 0.0 } else { 1.0 };
                 }

@@ -462,11 +462,18 @@ pub(super) fn pair_sums_body<S: Element, const FMA: bool>(
 }
 
 /// The sums of a run of weighted values around the shift `k`:
-/// `[Σw, Σw·d, Σw·d², Σw², number of positive weights, number of weights
-/// that are NaN or negative]` with `d = x − k`. The weights are checked
-/// here, in the same pass: with no NaN or negative weight, `Σw` is finite
-/// exactly when every weight is (and their sum does not overflow). The
-/// slices have equal lengths.
+/// `[Σw, Σw·d, Σw·d², Σᵢ<ⱼ wᵢwⱼ, number of positive weights, number of
+/// weights that are NaN or negative]` with `d = x − k`. The weights are
+/// checked here, in the same pass: with no NaN or negative weight, `Σw`
+/// is finite exactly when every weight is (and their sum does not
+/// overflow). The slices have equal lengths.
+///
+/// The sum over pairs is the reliability divisor's numerator, kept apart
+/// from Σw² (one weight far above the rest leaves none of the others'
+/// squares in Σw²): each lane adds its value's weight times the lane's
+/// weight so far, and two lanes join with the product of their weights
+/// ([`join_pairs`]). Every term is positive, and a lane's step costs what
+/// Σw²'s did: one multiply-add.
 #[inline(always)]
 pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
     xs: &[S],
@@ -480,6 +487,11 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
         for (l, (x, w)) in x.iter().zip(w).enumerate().take(PAIR_LANES) {
             let (d, w) = (x.widen() - k, w.widen());
             let wd = w * d;
+            acc[3][l] = if FMA {
+                num_traits::Float::mul_add(acc[0][l], w, acc[3][l])
+            } else {
+                acc[0][l] * w + acc[3][l]
+            };
             acc[0][l] += w;
             acc[1][l] += wd;
             acc[2][l] = if FMA {
@@ -487,7 +499,6 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
             } else {
                 wd * d + acc[2][l]
             };
-            acc[3][l] = square_add::<FMA>(w, acc[3][l]);
             acc[4][l] += if w > 0.0 { 1.0 } else { 0.0 };
             acc[5][l] += if w >= 0.0 { 0.0 } else { 1.0 };
         }
@@ -498,7 +509,54 @@ pub(super) fn weighted_sums_body<S: Element, const FMA: bool>(
         step(x, w);
     }
     step(xt, wt);
-    acc.map(fold_lanes)
+    let (w, pairs) = fold_pair_lanes(acc[0], acc[3]);
+    [
+        w,
+        fold_lanes(acc[1]),
+        fold_lanes(acc[2]),
+        pairs,
+        fold_lanes(acc[4]),
+        fold_lanes(acc[5]),
+    ]
+}
+
+/// The sum over the pairs of two groups of weights from each group's
+/// total and sum over its own pairs: `Pₐ + P_b + Wₐ·W_b`.
+#[inline(always)]
+pub(in crate::kernels::arch) fn join_pairs(wa: f64, pa: f64, wb: f64, pb: f64) -> f64 {
+    (pa + pb) + wa * wb
+}
+
+/// [`fold_lanes`] of the lanes' weights `w`, and their sums over pairs `p`
+/// joined in the same tree by [`join_pairs`]: `(Σw, Σᵢ<ⱼ wᵢwⱼ)`.
+#[inline(always)]
+pub(in crate::kernels::arch) fn fold_pair_lanes<const N: usize>(
+    mut w: [f64; N],
+    mut p: [f64; N],
+) -> (f64, f64) {
+    let mut width = N / 2;
+    while width > 0 {
+        for i in 0..width {
+            p[i] = join_pairs(w[i], p[i], w[i + width], p[i + width]);
+            w[i] += w[i + width];
+        }
+        width /= 2;
+    }
+    (w[0], p[0])
+}
+
+/// Two runs' [`weighted_sums_body`] sums as one run's: added, but the sums
+/// over pairs joined by [`join_pairs`].
+#[inline(always)]
+pub(in crate::kernels::arch) fn join_weighted(a: [f64; 6], b: [f64; 6]) -> [f64; 6] {
+    [
+        a[0] + b[0],
+        a[1] + b[1],
+        a[2] + b[2],
+        join_pairs(a[0], a[3], b[0], b[3]),
+        a[4] + b[4],
+        a[5] + b[5],
+    ]
 }
 /// Lanes of the power-sum loop on the portable path: two SSE2 registers
 /// per sum, so the four sums and their temporaries fit in sixteen

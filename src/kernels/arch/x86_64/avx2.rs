@@ -31,8 +31,8 @@ use crate::kernels::arch::portable::{
     GradStep, ROW_STEP, RowStep, grad_quad_step, grad_rows_body_by, quad_step, rows_body_by,
 };
 use crate::kernels::arch::portable::{
-    PREFETCH, PREFETCH_STREAMS, finish_extremes, fold_lanes, grad_rows_body, power_step, rows_body,
-    runs_body, weighted_sums_body,
+    PREFETCH, PREFETCH_STREAMS, finish_extremes, fold_lanes, fold_pair_lanes, grad_rows_body,
+    join_weighted, power_step, rows_body, runs_body, weighted_sums_body,
 };
 use crate::kernels::arch::prefetch;
 use crate::{Element, Float};
@@ -708,8 +708,11 @@ fn chunk_pairs<'a, T>(xs: &'a [T], ys: &'a [T]) -> (&'a [[T; LANES]], &'a [[T; L
 }
 
 /// Per-lane weighted sums over whole chunks, two registers per sum:
-/// `[Σw, Σw·d, Σw·d², Σw²]`, the number of positive weights (as integer
-/// lanes), and whether a weight was NaN or negative.
+/// `[Σw, Σw·d, Σw·d², Σᵢ<ⱼ wᵢwⱼ]`, the number of positive weights (as
+/// integer lanes), and whether a weight was NaN or negative. The sum over
+/// pairs adds each weight times its lane's Σw so far, and joins the sums
+/// at a flush with the product of the two Σw (see
+/// `portable::weighted_sums_body`).
 ///
 /// # Safety
 ///
@@ -734,10 +737,10 @@ unsafe fn weighted_chunks<C: Chunk>(xs: &[C], ws: &[C], k: f64) -> ([[f64; 8]; 4
                 let wv = w.quad(j);
                 let d = _mm256_sub_pd(x.quad(j), kv);
                 let wd = _mm256_mul_pd(wv, d);
+                acc[3][h] = _mm256_fmadd_pd(acc[0][h], wv, acc[3][h]);
                 acc[0][h] = _mm256_add_pd(acc[0][h], wv);
                 acc[1][h] = _mm256_add_pd(acc[1][h], wd);
                 acc[2][h] = _mm256_fmadd_pd(wd, d, acc[2][h]);
-                acc[3][h] = _mm256_fmadd_pd(wv, wv, acc[3][h]);
                 // A true comparison is all ones: −1 as an integer.
                 let gt = _mm256_cmp_pd::<_CMP_GT_OQ>(wv, zero);
                 positive = _mm256_sub_epi64(positive, _mm256_castpd_si256(gt));
@@ -746,7 +749,16 @@ unsafe fn weighted_chunks<C: Chunk>(xs: &[C], ws: &[C], k: f64) -> ([[f64; 8]; 4
             acc
         };
         streamed_pairs(xs, ws, [[zero; 2]; 4], step, |acc| {
-            fold_into(&mut total, acc)
+            // `fold_into`, but the sums over pairs joined lane by lane
+            // (`join_pairs`), with the products of Σw before they add.
+            for h in 0..2 {
+                let pairs = _mm256_add_pd(total[3][h], acc[3][h]);
+                total[3][h] = _mm256_fmadd_pd(total[0][h], acc[0][h], pairs);
+                for s in 0..3 {
+                    total[s][h] = _mm256_add_pd(total[s][h], acc[s][h]);
+                }
+            }
+            [[zero; 2]; 4]
         });
         let mut out = [[0.0; 8]; 4];
         for (dst, v) in out.iter_mut().zip(&total) {
@@ -767,9 +779,10 @@ unsafe fn weighted_chunks<C: Chunk>(xs: &[C], ws: &[C], k: f64) -> ([[f64; 8]; 4
     }
 }
 
-/// `[Σw, Σw·d, Σw·d², Σw², positive weights, NaN or negative weights]`
-/// with `d = x − k`, as `portable::weighted_sums_body` (which this is for
-/// the tail); the count of bad weights is 0 or more than 0, not exact.
+/// `[Σw, Σw·d, Σw·d², Σᵢ<ⱼ wᵢwⱼ, positive weights, NaN or negative
+/// weights]` with `d = x − k`, as `portable::weighted_sums_body` (which
+/// this is for the tail); the count of bad weights is 0 or more than 0,
+/// not exact.
 ///
 /// # Safety
 ///
@@ -812,17 +825,18 @@ pub(in crate::kernels::arch) unsafe fn weighted_sums<S: Element>(
         // One element type for both slices: `S` is any one of them.
         _ => return weighted_sums_body::<S, true>(xs, ws, k),
     };
-    let [tw, tsd, tsdd, tww, tpos, tbad] =
-        weighted_sums_body::<S, true>(&xs[done..], &ws[done..], k);
-    let [w, wd, wdd, ww] = lanes.map(fold_lanes);
-    [
-        w + tw,
-        wd + tsd,
-        wdd + tsdd,
-        ww + tww,
-        positive + tpos,
-        tbad + if bad { 1.0 } else { 0.0 },
-    ]
+    let tail = weighted_sums_body::<S, true>(&xs[done..], &ws[done..], k);
+    let [w, wd, wdd, pairs] = lanes;
+    let (w, pairs) = fold_pair_lanes(w, pairs);
+    let chunks = [
+        w,
+        fold_lanes(wd),
+        fold_lanes(wdd),
+        pairs,
+        positive,
+        if bad { 1.0 } else { 0.0 },
+    ];
+    join_weighted(chunks, tail)
 }
 
 /// Per-lane `[Σd, Σd², Σd³, Σd⁴]` over whole chunks, in two registers

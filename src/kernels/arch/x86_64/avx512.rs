@@ -198,7 +198,7 @@ pub(super) unsafe fn pair_sums_chunks<C: Chunk512>(
     }
 }
 
-/// Per-lane weighted sums `[Σw, Σw·d, Σw·d², Σw²]` over whole chunks, one
+/// Per-lane weighted sums `[Σw, Σw·d, Σw·d², Σᵢ<ⱼ wᵢwⱼ]` over whole chunks, one
 /// 512-bit register (eight lanes) per sum as in [`pair_sums_chunks`] (the
 /// AVX2 loop's lanes and order, so the same bits), the number of positive
 /// weights, and whether a weight was NaN or negative.
@@ -239,17 +239,26 @@ pub(super) unsafe fn weighted_chunks<C: Chunk512>(
                 let wv = w.oct(j);
                 let d = _mm512_sub_pd(x.oct(j), kv);
                 let wd = _mm512_mul_pd(wv, d);
+                acc[3] = _mm512_fmadd_pd(acc[0], wv, acc[3]);
                 acc[0] = _mm512_add_pd(acc[0], wv);
                 acc[1] = _mm512_add_pd(acc[1], wd);
                 acc[2] = _mm512_fmadd_pd(wd, d, acc[2]);
-                acc[3] = _mm512_fmadd_pd(wv, wv, acc[3]);
                 let gt = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(wv, zero);
                 positive = _mm512_mask_sub_epi64(positive, gt, positive, minus_one);
                 least = _mm512_min_pd(least, wv);
             }
             acc
         };
-        let flush = |acc| fold_into(&mut total, acc);
+        // The AVX2 loop's flush: the sums over pairs joined with the
+        // products of Σw before they add.
+        let flush = |acc: [__m512d; 4]| {
+            let pairs = _mm512_add_pd(total[3], acc[3]);
+            total[3] = _mm512_fmadd_pd(total[0], acc[0], pairs);
+            for s in 0..3 {
+                total[s] = _mm512_add_pd(total[s], acc[s]);
+            }
+            [zero; 4]
+        };
         streamed_pairs(xs, ws, [zero; 4], step, flush);
         let mut out = [[0.0; 8]; 4];
         for (dst, v) in out.iter_mut().zip(total) {
