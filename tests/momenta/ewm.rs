@@ -340,9 +340,10 @@ fn run_timed(adjusted: bool, policy: NanPolicy, xs: &[f64]) -> Vec<Option<f64>> 
 
 #[test]
 fn clock_matches_polars_ewm_mean_by_and_pandas_times() {
-    // β = 2^(−1/2) rounded, raised to Δt: the weights differ from pandas'
-    // 0.5^(Δt/2) by a few ulps.
-    let tol = 1e-14;
+    // The decay is 2^(−Δt/2), from the ratio as pandas' 0.5^(Δt/2): the
+    // two differ by the last bit of the power at most. (With β = 2^(−1/2)
+    // rounded and raised to Δt, the means were 1.7e-15 off.)
+    let tol = 1e-15;
     let mut all = 0.0_f64;
     for (adjusted, xs, expected) in [
         (false, &XS, &TIME_REC_MEAN),
@@ -643,6 +644,136 @@ fn reset_keeps_the_options_and_forgets_the_clock() {
     assert_eq!(e, fresh);
 }
 
+// ------------------------------------------------ the clock's accuracy
+
+// XS at TS seconds with a half-life of 2.5 s, exact: mpmath 1.4.1 at 300
+// bits, with the weights 2^(−Δt/2.5) (adjusted: 2^(−age/2.5) for every
+// value; recursive: 1 − 2^(−Δt/2.5) for the new value, the rest for the
+// past), the mean Σw·x/Σw, the variance Σw(x − mean)²/Σw and pandas'
+// bias=False factor (Σw)²/((Σw)² − Σw²), each rounded once to f64.
+// pandas 3.1.1's `ewm(halflife="2.5s", times=…, adjust=…).mean()` agrees
+// with the means to 1.0e-15 (adjusted) and 2.1e-16 (recursive).
+#[rustfmt::skip]
+const H25_ADJ_MEAN: [f64; 12] = [3.0, 2.198097057928855, 4.3474619960954755, 4.317326285485488, 6.130726211436209, 0.1112732888856747, 3.584449714519964, 2.0010007286406792, 0.29427425267506274, 3.753343673916657, 4.725865387255237, 3.1896087530925543];
+#[rustfmt::skip]
+const H25_ADJ_VAR: [f64; 12] = [0.0, 0.5598060846043593, 6.010505195605214, 4.154057458863956, 9.844995583560106, 22.08282197407692, 30.01246587116674, 0.020540290583692344, 2.2178307689196273, 6.7859453688534055, 5.087601768076649, 7.370001730724856];
+#[rustfmt::skip]
+const H25_ADJ_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 9.29917368458852, 5.646934645578516, 12.693326464294337, 40.94477003602683, 44.767726743518736, 16.267511022110227, 4.518897598179976, 13.540783829747145, 7.8009974138090215, 10.1383695608032];
+#[rustfmt::skip]
+const H25_REC_MEAN: [f64; 12] = [3.0, 2.805825844944186, 4.232877011622317, 4.232877011622317, 6.1951177972177165, -1.4833711657603241, -0.8148146644116597, 1.9992634659034973, 1.2730166612996627, 4.286117798058762, 4.507978883676854, 3.5374799961064296];
+#[rustfmt::skip]
+const H25_REC_VAR: [f64; 12] = [0.0, 0.2535576300920815, 4.116111738277913, 4.116111738277913, 10.1817160428269, 13.324774622612775, 18.659934230440424, 0.00695528713012762, 1.6560422090441425, 4.133123082894448, 3.9291140526185453, 5.925582587870075];
+#[rustfmt::skip]
+const H25_REC_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 7.524035997729492, 7.524035997729492, 14.818826653661032, 45.29780784896067, 48.970362072699004, 13.293336979030528, 4.508461229726137, 9.39980244575868, 7.033642391135986, 8.614523649531604];
+
+#[test]
+fn the_decay_does_not_depend_on_the_clocks_unit() {
+    // The same stream in s, ms, µs and ns: TS is dyadic, so every time and
+    // the half-life are exact in each unit, and Δt/h is one rounding of
+    // the same ratio. (pandas' own unit is the nanosecond.)
+    let mut all = 0.0_f64;
+    for (adjusted, expected) in [
+        (true, [&H25_ADJ_MEAN, &H25_ADJ_VAR, &H25_ADJ_VAR_UNBIASED]),
+        (false, [&H25_REC_MEAN, &H25_REC_VAR, &H25_REC_VAR_UNBIASED]),
+    ] {
+        let mut seconds: Option<Vec<Option<u64>>> = None;
+        for unit in [1.0, 1e3, 1e6, 1e9] {
+            let m = Momentum::from_half_life(2.5 * unit).unwrap();
+            let (mut ew, mut e) = if adjusted {
+                (EwVariance::adjusted(m), Ema::adjusted(m))
+            } else {
+                (EwVariance::new(m), Ema::new(m))
+            };
+            let (ew, e) = (ew.as_mut().unwrap(), e.as_mut().unwrap());
+            let mut got = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+            for (&t, &x) in TS.iter().zip(&XS) {
+                ew.push_at(t * unit, x).unwrap();
+                e.push_at(t * unit, x).unwrap();
+                got[0].push(ew.mean());
+                got[1].push(ew.variance());
+                got[2].push(ew.unbiased_variance());
+                got[3].push(e.value());
+            }
+            // (The unbiased variance, after TS's gap of 12 half-lives, waits
+            // for 1 − Σw̃² to keep its digits.)
+            for (k, name) in ["mean", "variance", "unbiased variance", "Ema"]
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k != 2)
+            {
+                // The Ema's value is the mean.
+                let w = worst(&got[k], expected[k % 3], name);
+                assert!(
+                    w <= 1e-14,
+                    "adjusted {adjusted}, unit {unit}: {name} off by {w:e}"
+                );
+                all = all.max(w);
+            }
+            let bits: Vec<Option<u64>> =
+                got.iter().flatten().map(|v| v.map(f64::to_bits)).collect();
+            match &seconds {
+                None => seconds = Some(bits),
+                Some(s) => assert!(*s == bits, "adjusted {adjusted}: unit {unit} differs"),
+            }
+        }
+    }
+    eprintln!("clock units: worst relative error {all:e}");
+}
+
+#[test]
+fn times_are_f64_whatever_the_value_type() {
+    // Unix seconds, where consecutive f32 are 128 s apart; values in f32.
+    // Exact: mpmath 1.4.1 at 400 bits with the weights 2^(−Δt/30), as above.
+    const T0: f64 = 1_700_000_000.0;
+    const OFFSETS: [f64; 8] = [0.0, 7.25, 13.5, 40.0, 41.5, 90.0, 91.0, 150.5];
+    const VALUES: [f32; 8] = [20.5, 21.0, 20.75, 23.0, 22.5, 19.0, 19.5, 21.25];
+    for (adjusted, mean, var) in [
+        (false, 20.903561358090087, 0.8733836853139918),
+        (true, 20.789007757340755, 1.156275311987495),
+    ] {
+        let m = Momentum::<f32>::from_half_life(30.0).unwrap();
+        let build = || {
+            if adjusted {
+                (
+                    Ema::adjusted(m),
+                    EwVariance::adjusted(m),
+                    EwCovariance::adjusted(m),
+                )
+            } else {
+                (Ema::new(m), EwVariance::new(m), EwCovariance::new(m))
+            }
+        };
+        let (e, ew, c) = build();
+        let (mut e, mut ew, mut c) = (e.unwrap(), ew.unwrap(), c.unwrap());
+        let (after, _, _) = build();
+        let mut after = after.unwrap();
+        let mut last = T0;
+        for (&dt, &x) in OFFSETS.iter().zip(&VALUES) {
+            let t: f64 = T0 + dt;
+            e.push_at(t, x).unwrap();
+            ew.push_at(t, x).unwrap();
+            c.push_at(t, x, -x).unwrap();
+            after.push_after(t - last, x).unwrap();
+            last = t;
+        }
+        let rel = |g: f32, e: f64| ((f64::from(g) - e) / e).abs();
+        let what = [
+            ("Ema", rel(e.value().unwrap(), mean)),
+            ("push_after", rel(after.value().unwrap(), mean)),
+            ("EwVariance mean", rel(ew.mean().unwrap(), mean)),
+            ("EwVariance variance", rel(ew.variance().unwrap(), var)),
+            ("EwCovariance mean", rel(c.mean_x().unwrap(), mean)),
+            (
+                "EwCovariance covariance",
+                rel(-c.covariance().unwrap(), var),
+            ),
+        ];
+        for (name, err) in what {
+            assert!(err <= 2e-6, "adjusted {adjusted}: {name} off by {err:e}");
+        }
+    }
+}
+
 // ------------------------------------------------------------ laws
 
 /// Finite data, maybe offset, with NaN sprinkled in (about one in five).
@@ -921,6 +1052,39 @@ mod checkpoints {
     }
 
     #[test]
+    fn older_states_restore_and_new_fields_round_trip() {
+        // A half-life of 2 from the old `from_half_life`, which kept only
+        // β = 2^(−1/2): still a decay per unit of time.
+        let old = r#"{"momentum":{"Decay":0.7071067811865476},"initial":null,"value":3.0,"count":1,"residual":0.0,"bias_correction":false,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":1.0,"pending":1.0,"clock":10.0,"timed":false}}"#;
+        let mut e: Ema<f64> = serde_json::from_str(old).unwrap();
+        e.push_at(12.0, 1.0).unwrap();
+        assert!((e.value().unwrap() - 2.0).abs() < 1e-15);
+        // The half-life itself and a clock in f64 whatever the value type
+        // round-trip and continue bit for bit.
+        let m = Momentum::<f32>::from_half_life(30.0).unwrap();
+        let mut e = EwVariance::adjusted(m).unwrap();
+        let mut c = EwCovariance::new(m).unwrap();
+        for (dt, x) in [(0.0, 20.5_f32), (7.25, 21.0), (13.5, 20.75)] {
+            e.push_at(1.7e9 + dt, x).unwrap();
+            c.push_at(1.7e9 + dt, x, -x).unwrap();
+        }
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains(r#""HalfLife":30.0"#), "{json}");
+        assert!(json.contains(r#""clock":1700000013.5"#), "{json}");
+        let mut back: EwVariance<f32> = serde_json::from_str(&json).unwrap();
+        let mut c_back: EwCovariance<f32> =
+            serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!((&back, &c_back), (&e, &c));
+        for (dt, x) in [(40.0, 23.0_f32), (1000.0, 22.5)] {
+            e.push_at(1.7e9 + dt, x).unwrap();
+            back.push_at(1.7e9 + dt, x).unwrap();
+            c.push_at(1.7e9 + dt, x, -x).unwrap();
+            c_back.push_at(1.7e9 + dt, x, -x).unwrap();
+        }
+        assert_eq!((&back, &c_back), (&e, &c));
+    }
+
+    #[test]
     fn corrupt_states_are_rejected() {
         let good = r#"{"momentum":{"Factor":0.5},"count":2,"shift_x":1.0,"offset_x":1.0,"shift_y":1.0,"offset_y":1.0,"variance_x":1.0,"variance_y":4.0,"covariance":2.0,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":0.5,"pending":1.0,"clock":null,"timed":false}}"#;
         assert!(serde_json::from_str::<EwCovariance<f64>>(good).is_ok());
@@ -929,6 +1093,7 @@ mod checkpoints {
             ("\"variance_y\":4.0", "\"variance_y\":-4.0", "non-negative"),
             ("\"squares\":0.5", "\"squares\":1.5", "squared weights"),
             ("\"squares\":0.5", "\"squares\":0.0", "squared weights"),
+            ("\"Factor\":0.5", "\"HalfLife\":-2.0", "half_life"),
             ("\"pending\":1.0", "\"pending\":2.0", "pending decay"),
             ("\"total\":1.0", "\"total\":3.0", "total weight"),
             ("\"total\":1.0", "\"total\":0.5", "total weight"),
