@@ -453,6 +453,12 @@ impl<F: Float> EwVariance<F> {
     /// weight (a single value, or the first after a gap that left the past
     /// no weight), and when not [ready](EwVariance::is_ready).
     ///
+    /// The denominator 1 − Σw̃² (normalised weights) is kept by its own
+    /// recurrence rather than formed from Σw̃², so it keeps its digits when
+    /// it is tiny: after a gap of 48 half-lives one value carries all but
+    /// 10⁻¹⁴ of the weight, and the correction is still right to the last
+    /// digits (it was off by 10⁻⁵ to 10⁻³ there).
+    ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
     /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?;

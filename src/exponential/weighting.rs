@@ -30,8 +30,12 @@
 //! multiplies a pending decay that the next value's step takes in, so the
 //! older values' weights decay over the gap as pandas' `ignore_na=False`
 //! has them. The sum of the squared normalised weights, `r = Σw̃²`, follows
-//! as `r ← β²·r + α²`: pandas' debiasing factor is `1/(1 − r)`, and `1/r`
-//! is Kish's effective number of values.
+//! as `r ← β²·r + α²`: `1/r` is Kish's effective number of values. Its
+//! complement `q = 1 − r` has its own recurrence, `q ← β²·q + 2αβ` (from
+//! `α + β = 1`), whose terms are all positive: pandas' debiasing factor
+//! is `1/q`, and `q` keeps its digits when it is tiny (one value carries
+//! almost all the weight, after a long gap), where `1 − r` would be a
+//! difference of two numbers close to 1.
 
 use super::momentum::half_life_decay;
 use crate::{Error, Float, Momentum, NanPolicy};
@@ -73,6 +77,8 @@ pub(crate) struct Weighting<F> {
     /// `r = Σw̃²`, the sum of the squared normalised weights (not followed
     /// by `Ema`, which reads no statistic of it).
     pub(crate) squares: F,
+    /// `q = 1 − Σw̃²`, by its own recurrence (followed with `squares`).
+    pub(crate) complement: F,
     /// The decay of gaps since the last value, not yet applied.
     pub(crate) pending: F,
     /// The time of the last timed push, once `push_at` has set it.
@@ -103,6 +109,7 @@ impl<F: Float> Weighting<F> {
             primed,
             total: F::one(),
             squares: F::one(),
+            complement: F::zero(),
             pending: F::one(),
             clock: None,
             timed: false,
@@ -223,16 +230,22 @@ impl<F: Float> Weighting<F> {
         Step::Blend(alpha, beta)
     }
 
-    /// Follows `r = Σw̃²` through a blend with weights `(α, β)`: the
-    /// statistics that read it (the unbiased ones, the effective count)
-    /// call this; `Ema` does not, and keeps its one dependency chain.
+    /// Follows `r = Σw̃²` and `q = 1 − r` through a blend with weights
+    /// `(α, β)`: the statistics that read them (the unbiased ones, the
+    /// effective count) call this; `Ema` does not, and keeps its one
+    /// dependency chain.
     ///
     /// `r` stays ≤ 1 in floating point too: β²·r + α² ≤ 1 − 2αβ, and when
     /// αβ is too small for that margin to survive rounding, the smaller
-    /// weight's square is below half an ulp of the larger's (≤ 1).
+    /// weight's square is below half an ulp of the larger's (≤ 1). `q`
+    /// stays ≥ 0 (a sum of non-negative terms), and 0 only while one
+    /// value has all the weight.
     #[inline]
     pub(crate) fn track_squares(&mut self, alpha: F, beta: F) {
-        self.squares = beta * beta * self.squares + alpha * alpha;
+        let b2 = beta * beta;
+        self.squares = b2 * self.squares + alpha * alpha;
+        let ab = alpha * beta;
+        self.complement = b2 * self.complement + (ab + ab);
     }
 
     #[inline]
@@ -240,6 +253,7 @@ impl<F: Float> Weighting<F> {
         self.primed = true;
         self.total = F::one();
         self.squares = F::one();
+        self.complement = F::zero();
         self.pending = F::one();
         Step::Seed
     }
@@ -291,10 +305,10 @@ impl<F: Float> Weighting<F> {
         Ok(elapsed)
     }
 
-    /// `1/(1 − r)`, pandas' factor from a biased to an unbiased statistic;
-    /// `None` while a single value carries all the weight.
+    /// `1/q = 1/(1 − r)`, pandas' factor from a biased to an unbiased
+    /// statistic; `None` while a single value carries all the weight.
     pub(crate) fn debias(&self) -> Option<F> {
-        let denominator = F::one() - self.squares;
+        let denominator = self.complement;
         (self.ready() && denominator > F::zero()).then(|| denominator.recip())
     }
 
@@ -312,6 +326,7 @@ impl<F: Float> Weighting<F> {
             min_periods: self.min_periods,
             total: Some(self.total),
             squares: Some(self.squares),
+            complement: Some(self.complement),
             pending: Some(self.pending),
             clock: self.clock,
             timed: self.timed,
@@ -320,7 +335,9 @@ impl<F: Float> Weighting<F> {
 
     /// Weights restored from a state (`initial`: the statistic starts at an
     /// initial value), validated. States saved before the
-    /// weights were recorded (no `weights` field) get those of plain pushes.
+    /// weights were recorded (no `weights` field) get those of plain pushes,
+    /// and states saved before `q = 1 − r` was (no `complement`) get
+    /// `1 − r`, with the digits that costs when `r` is close to 1.
     #[cfg(feature = "serde")]
     pub(crate) fn restore(
         momentum: Momentum<F>,
@@ -339,6 +356,7 @@ impl<F: Float> Weighting<F> {
             count,
             total: s.total.unwrap_or_else(F::one),
             squares,
+            complement: s.complement.unwrap_or_else(|| F::one() - squares),
             pending: s.pending.unwrap_or_else(F::one),
             clock: s.clock,
             timed: s.timed,
@@ -350,10 +368,26 @@ impl<F: Float> Weighting<F> {
                 w.squares
             )));
         }
-        if (count == 0 || (count == 1 && !initial)) && w.squares != F::one() {
+        let single = count == 0 || (count == 1 && !initial);
+        if single && (w.squares != F::one() || w.complement != F::zero()) {
             return Err(Error::state(format!(
-                "the sum of squared weights must be 1 while one value has all the weight, got {}",
-                w.squares
+                "the sum of squared weights must be 1 (and its complement 0) while one value \
+                 has all the weight, got {} and {}",
+                w.squares, w.complement
+            )));
+        }
+        // q = 1 − r, each by its own recurrence: equal up to their
+        // rounding, which stays far below a quarter.
+        let quarter = F::from_f64(0.25);
+        if !(w.complement >= F::zero()
+            && w.complement <= F::one()
+            && (w.complement + w.squares - F::one()).abs() <= quarter
+            && (w.complement != F::zero() || w.squares == F::one()))
+        {
+            return Err(Error::state(format!(
+                "one minus the sum of squared weights must be in [0, 1] and match the sum \
+                 of squared weights {}, got {}",
+                w.squares, w.complement
             )));
         }
         if !(w.pending >= F::zero() && w.pending <= F::one()) {
@@ -399,6 +433,9 @@ pub(crate) struct WeightsState<F> {
     total: Option<F>,
     #[serde(default)]
     squares: Option<F>,
+    /// `q = 1 − r`, kept apart from `r` (absent from older states).
+    #[serde(default)]
+    complement: Option<F>,
     #[serde(default)]
     pending: Option<F>,
     /// Times are `f64` whatever `F` is (a number written by an older

@@ -555,7 +555,7 @@ fn a_long_gap_does_not_raise_false_alarms() {
     // A steady sensor, then a dropout of 100 half-lives, then the same
     // signal. A band around the biased variance collapses onto the first
     // value after the gap; the z-score uses the unbiased variance, which
-    // knows that one value carries the weight.
+    // knows that almost one value carries the weight.
     let m = Momentum::from_half_life(10.0).unwrap();
     let mut ew = EwVariance::new(m).unwrap();
     let mut g = SplitMix(5);
@@ -565,10 +565,21 @@ fn a_long_gap_does_not_raise_false_alarms() {
         ew.push_at(t, 20.0 + g.signed_unit()).unwrap();
     }
     assert!(ew.effective_count().unwrap() > 25.0);
+    let (mean, var) = (ew.mean().unwrap(), ew.variance().unwrap());
     t += 1000.0;
     ew.push_at(t, 20.5).unwrap();
     assert_eq!(ew.effective_count(), Some(1.0));
-    assert_eq!(ew.z_score(20.9), None);
+    // The past keeps β = 2⁻¹⁰⁰ of the weight, the new value α = 1 − β:
+    // the biased variance is β·(var + α·d²) with d = 20.5 − mean, and
+    // 1 − Σw̃² = β²·(1 − Σw̃²_before) + 2αβ, so the unbiased variance is
+    // (var + α·d²)/(β·(1 − Σw̃²_before) + 2α) = (var + d²)/2 to 10⁻³⁰
+    // (here to the few roundings of each side): the band of the readings
+    // before the gap, not a collapsed one. (It was `None` while 1 − Σw̃²
+    // was formed from Σw̃², which rounds to 1 there.)
+    let d = 20.5 - mean;
+    let unbiased = ew.unbiased_variance().unwrap();
+    assert!(((unbiased - (var + d * d) / 2.0) / unbiased).abs() <= 8.0 * f64::EPSILON);
+    assert!(ew.z_score(20.9).unwrap().abs() < 1.0);
     let mut worst = 0.0_f64;
     for _ in 0..200 {
         t += 1.0;
@@ -694,12 +705,9 @@ fn the_decay_does_not_depend_on_the_clocks_unit() {
                 got[2].push(ew.unbiased_variance());
                 got[3].push(e.value());
             }
-            // (The unbiased variance, after TS's gap of 12 half-lives, waits
-            // for 1 − Σw̃² to keep its digits.)
             for (k, name) in ["mean", "variance", "unbiased variance", "Ema"]
                 .iter()
                 .enumerate()
-                .filter(|&(k, _)| k != 2)
             {
                 // The Ema's value is the mean.
                 let w = worst(&got[k], expected[k % 3], name);
@@ -772,6 +780,75 @@ fn times_are_f64_whatever_the_value_type() {
             assert!(err <= 2e-6, "adjusted {adjusted}: {name} off by {err:e}");
         }
     }
+}
+
+#[test]
+fn unbiased_statistics_after_a_long_gap_keep_their_digits() {
+    // Readings every second, then a dropout of 48.3 half-lives (483 s at a
+    // half-life of 10 s), then one more: 1 − Σw̃² is 8.3e-14 (adjusted)
+    // and 5.8e-15 (recursive), so 1 − Σw̃² formed from Σw̃² ≈ 1 keeps
+    // only its last digits. Exact: mpmath 1.4.1 at 400 bits with the
+    // weights 2^(−Δt/10), pandas' bias=False factor (Σw)²/((Σw)² − Σw²)
+    // (pandas 3.1.1 raises NotImplementedError for var and cov with times).
+    let ts: Vec<f64> = (0..50).map(f64::from).chain([532.0]).collect();
+    let xs: Vec<f64> = (0..50)
+        .map(|k| 20.0 + f64::from((k * 7) % 11 - 5) / 4.0)
+        .chain([21.0])
+        .collect();
+    let ys: Vec<f64> = (0..50)
+        .map(|k| -3.0 + f64::from((k * 5) % 13 - 6) / 8.0)
+        .chain([-2.5])
+        .collect();
+    let mut all = 0.0_f64;
+    // (adjusted, unbiased variance, z-score of 22, unbiased covariance,
+    // correlation)
+    for (adjusted, var, z, cov, corr) in [
+        (
+            true,
+            0.8261916978009941,
+            1.1001694642665392,
+            0.1517503309262789,
+            0.35618765452285117,
+        ),
+        (
+            false,
+            0.8794747697447163,
+            1.0663218477384153,
+            0.19095344558483862,
+            0.4180404481431558,
+        ),
+    ] {
+        let m = Momentum::from_half_life(10.0).unwrap();
+        let (mut ew, mut c) = if adjusted {
+            (
+                EwVariance::adjusted(m).unwrap(),
+                EwCovariance::adjusted(m).unwrap(),
+            )
+        } else {
+            (EwVariance::new(m).unwrap(), EwCovariance::new(m).unwrap())
+        };
+        for ((&t, &x), &y) in ts.iter().zip(&xs).zip(&ys) {
+            ew.push_at(t, x).unwrap();
+            c.push_at(t, x, y).unwrap();
+        }
+        let rel = |g: f64, e: f64| ((g - e) / e).abs();
+        for (name, err) in [
+            (
+                "unbiased variance",
+                rel(ew.unbiased_variance().unwrap(), var),
+            ),
+            ("z-score", rel(ew.z_score(22.0).unwrap(), z)),
+            (
+                "unbiased covariance",
+                rel(c.unbiased_covariance().unwrap(), cov),
+            ),
+            ("correlation", rel(c.correlation().unwrap(), corr)),
+        ] {
+            assert!(err <= 1e-13, "adjusted {adjusted}: {name} off by {err:e}");
+            all = all.max(err);
+        }
+    }
+    eprintln!("after a long gap: worst relative error {all:e}");
 }
 
 // ------------------------------------------------------------ laws
@@ -1053,14 +1130,20 @@ mod checkpoints {
 
     #[test]
     fn older_states_restore_and_new_fields_round_trip() {
+        // Saved before `complement` (q = 1 − Σw̃²) was: restored as 1 − r.
+        let old = r#"{"momentum":{"Factor":0.5},"count":2,"shift":1.0,"offset":1.0,"variance":1.0,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":0.5,"pending":1.0,"clock":null,"timed":false}}"#;
+        let ew: EwVariance<f64> = serde_json::from_str(old).unwrap();
+        let mut live = EwVariance::new(Momentum::Factor(0.5)).unwrap();
+        live.extend_from_slice(&[1.0, 3.0]);
+        assert_eq!(ew, live);
         // A half-life of 2 from the old `from_half_life`, which kept only
         // β = 2^(−1/2): still a decay per unit of time.
         let old = r#"{"momentum":{"Decay":0.7071067811865476},"initial":null,"value":3.0,"count":1,"residual":0.0,"bias_correction":false,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":1.0,"pending":1.0,"clock":10.0,"timed":false}}"#;
         let mut e: Ema<f64> = serde_json::from_str(old).unwrap();
         e.push_at(12.0, 1.0).unwrap();
         assert!((e.value().unwrap() - 2.0).abs() < 1e-15);
-        // The half-life itself and a clock in f64 whatever the value type
-        // round-trip and continue bit for bit.
+        // The half-life itself, a clock in f64 whatever the value type,
+        // and 1 − Σw̃² round-trip and continue bit for bit.
         let m = Momentum::<f32>::from_half_life(30.0).unwrap();
         let mut e = EwVariance::adjusted(m).unwrap();
         let mut c = EwCovariance::new(m).unwrap();
@@ -1071,6 +1154,7 @@ mod checkpoints {
         let json = serde_json::to_string(&e).unwrap();
         assert!(json.contains(r#""HalfLife":30.0"#), "{json}");
         assert!(json.contains(r#""clock":1700000013.5"#), "{json}");
+        assert!(json.contains(r#""complement":"#), "{json}");
         let mut back: EwVariance<f32> = serde_json::from_str(&json).unwrap();
         let mut c_back: EwCovariance<f32> =
             serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
@@ -1093,6 +1177,26 @@ mod checkpoints {
             ("\"variance_y\":4.0", "\"variance_y\":-4.0", "non-negative"),
             ("\"squares\":0.5", "\"squares\":1.5", "squared weights"),
             ("\"squares\":0.5", "\"squares\":0.0", "squared weights"),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":-0.5",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":0.9",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":1.5",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":0.0",
+                "one minus",
+            ),
             ("\"Factor\":0.5", "\"HalfLife\":-2.0", "half_life"),
             ("\"pending\":1.0", "\"pending\":2.0", "pending decay"),
             ("\"total\":1.0", "\"total\":3.0", "total weight"),
