@@ -1,6 +1,6 @@
 //! The exponentially weighted covariance of two signals.
 
-use super::shifted::Shifted;
+use super::shifted::{SPREAD_EVERY, Shifted};
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
@@ -22,8 +22,10 @@ use crate::{Error, Float, Momentum};
 /// ```
 ///
 /// and the same for each variance. Each mean is kept around a shift taken
-/// from the data and re-based exactly when the mean leaves it behind, as in
-/// [`EwVariance`](crate::EwVariance), so `1e9 + noise` keeps its digits.
+/// from the data and re-based exactly when the mean leaves it behind (by
+/// more than 4σ of its own coordinate, or than its distance from 0), as in
+/// [`EwVariance`](crate::EwVariance), so `1e9 + noise` keeps its digits,
+/// after a leading outlier too.
 /// Everything else is [`EwVariance`](crate::EwVariance)'s: the weighting
 /// ([`EwCovariance::new`]: `adjust=False`; [`EwCovariance::adjusted`]:
 /// `adjust=True`), the clock ([`push_at`](EwCovariance::push_at),
@@ -243,6 +245,19 @@ impl<F: Float> EwCovariance<F> {
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "measured: see the comment")]
     fn update(&mut self, x: F, y: F, elapsed: Elapsed) {
+        // One branch for both coordinates (two cost a register spill on
+        // every push).
+        if self.weights.count.is_multiple_of(SPREAD_EVERY) {
+            let far = (self.x.is_far(self.var_x), self.y.is_far(self.var_y));
+            if far.0 | far.1 {
+                if far.0 {
+                    self.x = self.x.rebased();
+                }
+                if far.1 {
+                    self.y = self.y.rebased();
+                }
+            }
+        }
         match self.weights.step(x.is_nan() || y.is_nan(), elapsed) {
             Step::Skip => {}
             Step::Seed => {

@@ -1,6 +1,6 @@
 //! The exponentially weighted mean and variance.
 
-use super::shifted::Shifted;
+use super::shifted::{SPREAD_EVERY, Shifted};
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
@@ -42,8 +42,10 @@ use crate::{Error, Float, Momentum};
 /// untouched). The shift then stays within |mean| + |last step| of the
 /// mean, so a push loses no more digits than the plain recursion
 /// `mean ← (1 − α)·mean + α·x` that pandas uses (within a small factor of
-/// rounding noise, in any order of the data), and on data around one level
-/// the shift stays put.
+/// rounding noise, in any order of the data), and, tested every eighth
+/// value, within 4σ of it, so that data far from 0 after an outlier (or a
+/// leading 0) keep the shift's accuracy rather than pandas'. On data
+/// around one level the shift stays put.
 ///
 /// A weight of 1 for the new value (`Factor(1)`, `Decay(0)`) keeps only
 /// the last value, so each push seeds the state afresh: mean `x`, variance
@@ -329,6 +331,11 @@ impl<F: Float> EwVariance<F> {
     #[inline(always)]
     #[allow(clippy::inline_always, reason = "measured: see the comment")]
     fn update(&mut self, x: F, elapsed: Elapsed) {
+        // Every eighth value, the shift against the spread, on the state
+        // the previous push left (`Shifted::is_far`).
+        if self.weights.count.is_multiple_of(SPREAD_EVERY) && self.mean.is_far(self.var) {
+            self.mean = self.mean.rebased();
+        }
         match self.weights.step(x.is_nan(), elapsed) {
             Step::Skip => {}
             // The first value, or a weight of 1 for the new value

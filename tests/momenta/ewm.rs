@@ -851,6 +851,104 @@ fn unbiased_statistics_after_a_long_gap_keep_their_digits() {
     eprintln!("after a long gap: worst relative error {all:e}");
 }
 
+/// The checkpoints of `outliers_first_cost_no_digits_far_from_zero`.
+const FAR_CHECK: [usize; 3] = [100, 400, 2000];
+
+// Exact: the data below in integers (values times 2048, weights times
+// 16^(n−1)), Python 3.11 integer arithmetic, rounded once to f64 (the
+// correlation's square root by mpmath 1.4.1 at 400 bits). Rows:
+// [variance_x, variance_y, covariance, correlation] after 100, 400 and
+// 2000 pairs; tables: no outlier, first value 1.4e6, −2.6e6, 0.
+#[rustfmt::skip]
+const FAR_REC: [[[f64; 4]; 3]; 4] = [
+    [[0.3402794932285584, 0.13987263983129153, 0.1305570047541028, 0.5984335088212743],
+     [0.325586440060892, 0.11980820867430342, 0.1254086493665709, 0.634966844289842],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[268254065.11036426, 1073016452.6138494, -536508177.7619756, -0.9999999990646016],
+     [1.374306352779224, 4.3146849599864145, -1.9720304511918183, -0.8098364020933291],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[21728582794.043083, 86914329434.46214, -43457165152.15677, -0.9999999999884519],
+     [85.27184543895072, 339.9048703004276, -169.7671158724736, -0.9971765247395348],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[1676588250.0277328, 6706352515.424418, -3353176378.3819866, -0.9999999998503363],
+     [6.880080651217332, 26.337792302253156, -12.983581585196612, -0.9645129484951005],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+];
+#[rustfmt::skip]
+const FAR_ADJ: [[[f64; 4]; 3]; 4] = [
+    [[0.33914810535781326, 0.13847687576988751, 0.12912092816432966, 0.5958175800824066],
+     [0.325586440058072, 0.11980820866946967, 0.12540864936215976, 0.6349668442830664],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[16818798.257891208, 67275203.93870269, -33637598.73992651, -0.9999999850571898],
+     [0.3911314346037733, 0.38198800562969876, -0.005681294424350614, -0.014698095771689807],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[1362322854.1649969, 5449291306.317964, -2724645680.241847, -0.9999999998155209],
+     [5.634727627553934, 21.35637458966504, -10.492874133383348, -0.9565203949974269],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[105117508.95397785, 420470004.2858428, -210235009.52279818, -0.9999999976091507],
+     [0.735242328260384, 1.758432214538286, -0.6939032403081082, -0.6102683528056098],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+];
+
+#[test]
+fn outliers_first_cost_no_digits_far_from_zero() {
+    // x = 1e6 + k/1024 and y = −2e6 + (k + m)/2048 with k, m integers in
+    // [−1024, 1024] (every value exact), α = 1/16; the first pair is
+    // (f, −2f) for a leading outlier f (1.4e6, −2.6e6, or 0.0: a sensor
+    // warming up), and the whole stream is negated for the other sign.
+    let firsts = [None, Some(1.4e6), Some(-2.6e6), Some(0.0)];
+    let mut all = 0.0_f64;
+    for sign in [1.0, -1.0] {
+        for (adjusted, table) in [(false, &FAR_REC), (true, &FAR_ADJ)] {
+            for (first, rows) in firsts.iter().zip(table) {
+                let m = Momentum::Factor(0.0625);
+                let (mut ew, mut c) = if adjusted {
+                    (
+                        EwVariance::adjusted(m).unwrap(),
+                        EwCovariance::adjusted(m).unwrap(),
+                    )
+                } else {
+                    (EwVariance::new(m).unwrap(), EwCovariance::new(m).unwrap())
+                };
+                for i in 0..FAR_CHECK[2] {
+                    let k = ((7919 * i) % 2049) as f64 - 1024.0;
+                    let j = ((104_729 * i) % 2049) as f64 - 1024.0;
+                    let (x, y) = match first {
+                        Some(f) if i == 0 => (*f, -2.0 * f),
+                        _ => (1e6 + k / 1024.0, -2e6 + (k + j) / 2048.0),
+                    };
+                    ew.push(sign * x);
+                    c.push(sign * x, sign * y);
+                    let Some(row) = FAR_CHECK.iter().position(|&n| n == i + 1) else {
+                        continue;
+                    };
+                    let got = [
+                        ew.variance().unwrap(),
+                        c.variance_y().unwrap(),
+                        c.covariance().unwrap(),
+                        c.correlation().unwrap(),
+                    ];
+                    assert_eq!(c.variance_x(), ew.variance());
+                    for (name, (g, e)) in ["variance_x", "variance_y", "covariance", "correlation"]
+                        .iter()
+                        .zip(got.iter().zip(&rows[row]))
+                    {
+                        let err = ((g - e) / e).abs();
+                        assert!(
+                            err <= 5e-14,
+                            "sign {sign}, adjusted {adjusted}, first {first:?}, after {}: \
+                             {name} {g} vs {e} ({err:e})",
+                            i + 1
+                        );
+                        all = all.max(err);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("outliers first, far from zero: worst relative error {all:e}");
+}
+
 // ------------------------------------------------------------ laws
 
 /// Finite data, maybe offset, with NaN sprinkled in (about one in five).
