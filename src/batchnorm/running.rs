@@ -98,6 +98,8 @@ impl Blend {
             },
             Momentum::Factor(alpha) => Self::Momentum(Momentum::Factor(alpha.as_f64()), t),
             Momentum::Cumulative => Self::Momentum(Momentum::Cumulative, t),
+            // PyTorch's form with β = 2^(−1/h), computed once per update.
+            Momentum::HalfLife(_) => Self::Momentum(Momentum::Decay(momentum.decay(1).as_f64()), t),
         }
     }
 

@@ -36,10 +36,12 @@ use crate::{Error, Float, Momentum};
 ///   (1 − α)ⁱ normalised by their sum, which pulls no early value towards
 ///   the first;
 /// - **a clock**: [`push_at`](Ema::push_at) and
-///   [`push_after`](Ema::push_after) decay the past by β^Δt, where Δt is
-///   the time since the previous value in the caller's unit and β the
-///   momentum's weight of the old value per unit — with
-///   [`Momentum::from_half_life`]`(h)`, a half-life of `h` time units;
+///   [`push_after`](Ema::push_after) decay the past over the time Δt
+///   since the previous value, in the caller's unit: by 2^(−Δt/h) with a
+///   half-life of `h` time units ([`Momentum::from_half_life`]`(h)`),
+///   from the ratio Δt/h as pandas computes it, so that the unit does not
+///   matter; by β^Δt with the weight β of the old value per unit of a
+///   `Decay` or `Factor` momentum. Times are `f64` whatever `F` is;
 /// - **missing values**: [`with_nan_policy`](Ema::with_nan_policy) skips
 ///   NaN ([`NanPolicy`]) instead of propagating it;
 /// - **readiness**: [`with_min_periods`](Ema::with_min_periods) keeps the
@@ -352,10 +354,14 @@ impl<F: Float> Ema<F> {
     }
 
     /// Adds a value observed `dt` time units after the previous one: the
-    /// past decays by β^`dt`, β the momentum's weight of the old value per
-    /// unit, so with [`Momentum::from_half_life`]`(h)` an old value's
-    /// weight halves every `h` units. `dt = 1` is exactly
-    /// [`push`](Ema::push).
+    /// past decays by 2^(−`dt`/h) with [`Momentum::from_half_life`]`(h)`
+    /// (an old value's weight halves every `h` units, whatever the unit),
+    /// by β^`dt` with a `Decay` or `Factor` momentum (β its weight of the
+    /// old value per unit). `dt = 1` is exactly [`push`](Ema::push).
+    ///
+    /// `dt` is an `f64` whatever `F` is, as every time in the crate (it
+    /// was an `F`, and an `f32` time step loses digits that an `f32`
+    /// value does not need).
     ///
     /// The recursive average ([`Ema::new`]) gives the new value weight
     /// 1 − β^`dt` (polars' `ewm_mean_by`, pandas' `ewm(times=…,
@@ -384,7 +390,7 @@ impl<F: Float> Ema<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[inline]
-    pub fn push_after(&mut self, dt: F, x: F) -> Result<(), Error> {
+    pub fn push_after(&mut self, dt: f64, x: F) -> Result<(), Error> {
         let elapsed = self.weights.after(dt)?;
         self.update(x, elapsed);
         Ok(())
@@ -395,6 +401,10 @@ impl<F: Float> Ema<F> {
     /// `push_at`. The first `push_at` only sets the clock (and counts as
     /// one step from a start at an initial value). [`push`](Ema::push)
     /// does not move the clock.
+    ///
+    /// `t` is an `f64` whatever `F` is, as every time in the crate (it
+    /// was an `F`: consecutive `f32` values are 128 apart at 1.7·10⁹, so
+    /// Unix seconds in an `f32` lost the time between most values).
     ///
     /// # Errors
     ///
@@ -417,14 +427,14 @@ impl<F: Float> Ema<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[inline]
-    pub fn push_at(&mut self, t: F, x: F) -> Result<(), Error> {
+    pub fn push_at(&mut self, t: f64, x: F) -> Result<(), Error> {
         let elapsed = self.weights.at(t)?;
         self.update(x, elapsed);
         Ok(())
     }
 
     #[inline]
-    fn update(&mut self, x: F, elapsed: Elapsed<F>) {
+    fn update(&mut self, x: F, elapsed: Elapsed) {
         match self.weights.step(x.is_nan(), elapsed) {
             Step::Skip => {}
             Step::Seed => {

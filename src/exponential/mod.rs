@@ -4,8 +4,9 @@
 //!
 //! - **[`Momentum`]**, the one parameter: `Decay` (the weight of the old
 //!   value, Keras and TensorFlow), `Factor` (the weight of the new value,
-//!   PyTorch and cuDNN) or `Cumulative` (equal weights), validated once and
-//!   blended by [`Momentum::blend`];
+//!   PyTorch and cuDNN), `Cumulative` (equal weights) or `HalfLife` (pandas'
+//!   `halflife`, a time on a clock), validated once and blended by
+//!   [`Momentum::blend`];
 //! - **seeding by the first value** (or an explicit initial value), so a
 //!   stream that passes through 0 never looks empty;
 //! - **one weighting engine** (`weighting.rs`): pandas' recursive

@@ -13,6 +13,7 @@ use crate::error::{Error, check_unit_interval};
 /// | `Decay(β)` | weight of the **old** value: r ← β·r + (1 − β)·x | Keras/TF `momentum=0.99`, TF EMA `decay` |
 /// | `Factor(α)` | weight of the **new** value: r ← (1 − α)·r + α·x | PyTorch `momentum=0.1`, cuDNN `exponentialAverageFactor` |
 /// | `Cumulative` | equal weights: α = 1/n at the n-th update | PyTorch `momentum=None`, cuDNN factor 1/(1 + k) |
+/// | `HalfLife(h)` | a value's weight halves every `h` updates (or `h` units of time on a clock): β = 2^(−1/h) | pandas `halflife`, polars `half_life` |
 ///
 /// `Decay(β)` and `Factor(1 − β)` describe the same average; each evaluates
 /// the update the way its frameworks write it, so results match them to
@@ -44,26 +45,46 @@ pub enum Momentum<F> {
     Factor(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),
     /// Equal weight for every value: the cumulative average.
     Cumulative,
+    /// A half-life, positive and finite (pandas `halflife`, polars
+    /// `half_life`): a value's weight halves every `h` updates, so the
+    /// weight of the old value at an update is β = 2^(−1/h). On a clock
+    /// (`push_at`, `push_after` of the exponential statistics) `h` is a
+    /// time in the caller's unit and a step of Δt decays the past by
+    /// 2^(−Δt/h), computed from the ratio Δt/h as pandas does, so the
+    /// result does not depend on the unit: the same stream in seconds or
+    /// in nanoseconds gives the same bits whenever the times and `h` are
+    /// exact in both. `h` is an `f64` whatever the value type, as every
+    /// time in the crate is. Made by [`Momentum::from_half_life`], which
+    /// checks it.
+    HalfLife(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] f64),
 }
 
 impl<F: Float> Momentum<F> {
-    /// Checks that the parameter is in `[0, 1]` (NaN is rejected).
+    /// Checks that the parameter is in `[0, 1]` (NaN is rejected), or for
+    /// `HalfLife`, positive and finite.
     ///
     /// # Errors
     ///
     /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
-    /// naming `momentum` when the value is outside `[0, 1]` or NaN.
+    /// naming `momentum` when the value is outside `[0, 1]` or NaN, or
+    /// naming `half_life` when a half-life is not positive and finite.
     ///
     /// ```
     /// use momenta::Momentum;
     /// assert!(Momentum::Factor(0.1_f64).validate().is_ok());
     /// let err = Momentum::Decay(1.5_f64).validate().unwrap_err();
     /// assert_eq!(err.to_string(), "momentum must be in [0, 1], got 1.5");
+    /// assert!(Momentum::<f32>::HalfLife(0.0).validate().is_err());
     /// ```
     pub fn validate(self) -> Result<Self, Error> {
         match self {
             Self::Decay(m) | Self::Factor(m) => check_unit_interval("momentum", m.as_f64())?,
             Self::Cumulative => {}
+            Self::HalfLife(h) => {
+                if !(h > 0.0 && h.is_finite()) {
+                    return Err(Error::parameter("half_life", h, "a positive finite number"));
+                }
+            }
         }
         Ok(self)
     }
@@ -94,10 +115,17 @@ impl<F: Float> Momentum<F> {
     }
 
     /// The momentum under which a value's weight halves every `half_life`
-    /// updates: β = 2^(−1/`half_life`). On a clock (`push_at`,
-    /// `push_after` of the exponential statistics) β is the decay per unit
-    /// of time, so the weight halves every `half_life` units of the
-    /// caller's time (seconds, say).
+    /// updates: [`Momentum::HalfLife`], with β = 2^(−1/`half_life`) at
+    /// each update. On a clock (`push_at`, `push_after` of the exponential
+    /// statistics) the weight halves every `half_life` units of the
+    /// caller's time (seconds, say), and a step of Δt decays the past by
+    /// 2^(−Δt/`half_life`), whatever the unit.
+    ///
+    /// The half-life is an `f64` whatever `F` is: a time, like every time
+    /// in the crate. (It was an `F`, and the momentum kept only β rounded
+    /// to `F`, from which the clock's decay lost digits in proportion to
+    /// the half-life in the clock's unit: 10⁻⁷ for 2.5 s counted in
+    /// nanoseconds.)
     ///
     /// # Errors
     ///
@@ -106,24 +134,18 @@ impl<F: Float> Momentum<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// assert_eq!(Momentum::<f64>::from_half_life(1.0).unwrap(), Momentum::Decay(0.5));
+    /// let m = Momentum::<f32>::from_half_life(1.0).unwrap();
+    /// assert_eq!(m, Momentum::HalfLife(1.0));
+    /// assert_eq!(m.weights(1), (0.5, 0.5));
     /// assert!(Momentum::<f64>::from_half_life(0.0).is_err());
     /// ```
-    pub fn from_half_life(half_life: F) -> Result<Self, Error> {
-        if !(half_life > F::zero() && half_life.is_finite()) {
-            return Err(Error::parameter(
-                "half_life",
-                half_life.as_f64(),
-                "a positive finite number",
-            ));
-        }
-        let two = F::one() + F::one();
-        Ok(Self::Decay(two.powf(-half_life.recip())))
+    pub fn from_half_life(half_life: f64) -> Result<Self, Error> {
+        Self::HalfLife(half_life).validate()
     }
 
     /// The weight of the old value at the `n`-th update (`n` counted from
     /// 1): β for `Decay(β)`, 1 − α for `Factor(α)`, 1 − 1/n for
-    /// `Cumulative`.
+    /// `Cumulative`, 2^(−1/h) for `HalfLife(h)`.
     ///
     /// ```
     /// use momenta::Momentum;
@@ -136,7 +158,8 @@ impl<F: Float> Momentum<F> {
     }
 
     /// The weight of the new value at the `n`-th update (`n` counted from
-    /// 1): 1 − β for `Decay(β)`, α for `Factor(α)`, 1/n for `Cumulative`.
+    /// 1): 1 − β for `Decay(β)`, α for `Factor(α)`, 1/n for `Cumulative`,
+    /// 1 − 2^(−1/h) for `HalfLife(h)`.
     ///
     /// ```
     /// use momenta::Momentum;
@@ -152,13 +175,15 @@ impl<F: Float> Momentum<F> {
     /// `(factor(n), decay(n))`, the new value's and the old value's. The
     /// parameter given is used as is and the other weight is 1 minus it,
     /// so `Decay(β)` and `Factor(1 − β)` have the same weights whenever
-    /// `1 − β` is exact.
+    /// `1 − β` is exact. `HalfLife(h)` has the weights of `Decay(β)` with
+    /// β = 2^(−1/h) computed in `f64` and rounded to `F`.
     ///
     /// ```
     /// use momenta::Momentum;
     /// assert_eq!(Momentum::Decay(0.75_f64).weights(1), (0.25, 0.75));
     /// assert_eq!(Momentum::Factor(0.25_f64).weights(1), (0.25, 0.75));
     /// assert_eq!(Momentum::<f64>::Cumulative.weights(4), (0.25, 0.75));
+    /// assert_eq!(Momentum::<f64>::HalfLife(0.5).weights(1), (0.75, 0.25));
     /// ```
     #[inline]
     #[must_use]
@@ -169,6 +194,10 @@ impl<F: Float> Momentum<F> {
             Self::Cumulative => {
                 let alpha = F::from_count(n.max(1)).recip();
                 (alpha, F::one() - alpha)
+            }
+            Self::HalfLife(h) => {
+                let beta = F::from_f64(half_life_decay(1.0, h));
+                (F::one() - beta, beta)
             }
         }
     }
@@ -209,16 +238,27 @@ impl<F: Float> Momentum<F> {
 
     /// Whether the `n`-th update leaves the old value no weight at all:
     /// `decay(n) == 0`, read from the parameter without computing a weight
-    /// (`Decay(0)`, `Factor(1)`, the first update of `Cumulative`). Then
-    /// the new value replaces the old, whatever the old is.
+    /// (`Decay(0)`, `Factor(1)`, the first update of `Cumulative`, a
+    /// half-life so short that 2^(−1/h) underflows). Then the new value
+    /// replaces the old, whatever the old is.
     #[inline]
     pub(crate) fn forgets(self, n: u64) -> bool {
         match self {
             Self::Decay(beta) => beta == F::zero(),
             Self::Factor(alpha) => alpha == F::one(),
             Self::Cumulative => n <= 1,
+            Self::HalfLife(_) => self.decay(n) == F::zero(),
         }
     }
+}
+
+/// 2^(−`dt`/`h`): what a half-life `h` leaves of a weight after a time
+/// `dt` (0 for `dt` = +∞), from the ratio of the two, as pandas computes
+/// 0.5^(Δt/h): one rounding of the ratio and one of the power, whatever
+/// the unit of the two times.
+#[inline]
+pub(crate) fn half_life_decay(dt: f64, h: f64) -> f64 {
+    num_traits::Float::exp2(-(dt / h))
 }
 
 #[cfg(test)]
@@ -246,6 +286,9 @@ mod tests {
             Momentum::Factor(1.0),
             Momentum::Factor(1.0 - f64::EPSILON / 2.0),
             Momentum::Cumulative,
+            Momentum::HalfLife(1.0),
+            Momentum::HalfLife(1e-3),
+            Momentum::HalfLife(1e-4),
         ];
         for m in momenta {
             for n in [0, 1, 2, 3, u64::MAX] {
@@ -271,13 +314,17 @@ mod tests {
         assert!(Momentum::<f64>::Cumulative.validate().is_ok());
         assert!(Momentum::<f64>::from_span(f64::INFINITY).is_err());
         assert!(Momentum::<f64>::from_half_life(f64::NAN).is_err());
+        assert!(Momentum::<f32>::from_half_life(f64::INFINITY).is_err());
+        assert!(Momentum::<f32>::HalfLife(-1.0).validate().is_err());
     }
 
     #[test]
     fn half_life_halves_the_weight() {
-        let Momentum::Decay(beta) = Momentum::<f64>::from_half_life(10.0).unwrap() else {
-            panic!("from_half_life gives a decay")
-        };
-        assert!((beta.powi(10) - 0.5).abs() < 1e-15);
+        let m = Momentum::<f64>::from_half_life(10.0).unwrap();
+        assert_eq!(m, Momentum::HalfLife(10.0));
+        assert!((m.decay(1).powi(10) - 0.5).abs() < 1e-15);
+        assert_eq!(half_life_decay(20.0, 10.0), 0.25);
+        assert_eq!(half_life_decay(f64::INFINITY, 10.0), 0.0);
+        assert_eq!(half_life_decay(0.0, 10.0), 1.0);
     }
 }

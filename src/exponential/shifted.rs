@@ -2,7 +2,12 @@
 //! re-based exactly when the mean leaves it behind.
 
 use crate::Float;
-use crate::float::two_sum;
+use crate::cumulative::moments::rebase;
+
+/// Values between two tests of the shift against the spread (see
+/// [`Shifted::is_far`]): a power of two, so the test is a mask of the
+/// count, as in the cumulative family.
+pub(crate) const SPREAD_EVERY: u64 = 8;
 
 /// mean = `shift` + `offset`, with `shift` a value near the mean (the first
 /// finite value, moved onto the mean when the mean leaves it behind).
@@ -35,15 +40,45 @@ impl<F: Float> Shifted<F> {
         self.shift + self.offset
     }
 
+    /// Whether the shift lies further than 4σ from the mean, with
+    /// `variance` the weighted variance σ²: tested every [`SPREAD_EVERY`]
+    /// values before the step, on the state the previous step left, and
+    /// then [`rebased`](Self::rebased).
+    ///
+    /// Each deviation `x − shift` is rounded at the scale of the offset
+    /// rather than of the spread, which multiplies the variance's relative
+    /// error by `|offset|/σ` (as in the cumulative family's
+    /// `shift_is_stale`). [`blend`](Self::blend)'s own test does not see
+    /// that on data far from 0: a leading outlier (or a leading 0 from a
+    /// sensor warming up) before data at 10⁶ ± 1 would leave the shift
+    /// `|offset|` ≈ 4·10⁵ away for good, and the variance with pandas'
+    /// accuracy (10⁻¹⁰) instead of the shift's (10⁻¹⁴). Data around a level
+    /// re-base a few times while the outlier's weight decays, then seldom
+    /// or never (data around a level without an outlier keep their bits,
+    /// bar a rare re-base when α is large); data that drift re-base each
+    /// time the mean has moved 4σ.
+    ///
+    /// Between two tests a stale shift costs at most seven deviations
+    /// rounded at the offset's scale, whose errors the decay of their
+    /// weights then shrinks like every other error. On every push, or
+    /// after the step on the new variance, the test cost `EwVariance::push`
+    /// up to twice its time; `EwCovariance` tests both coordinates under
+    /// one branch, which keeps its state in registers.
+    #[inline]
+    pub(crate) fn is_far(&self, variance: F) -> bool {
+        self.offset * self.offset > variance * F::from_count(16)
+    }
+
     /// Blends `x` in with weights `(α, β)` and returns `(diff, α·diff)`,
     /// where `diff = x − mean` before the update: the terms of Finch's
     /// variance update.
     ///
     /// Then re-bases when the shift lies further from the mean than the
     /// mean from 0 plus this update's step: `x − shift` would cost more
-    /// digits than the plain recursion loses on `x − mean`. The move is
-    /// exact (mean = shift + offset before and after), and on data that
-    /// keeps its level it never fires.
+    /// digits than the plain recursion loses on `x − mean`, and each push
+    /// rounds the offset at its own scale. On data that keeps its level
+    /// away from 0 it never fires; [`is_far`](Self::is_far) covers the
+    /// rest.
     #[inline]
     pub(crate) fn blend(&mut self, x: F, alpha: F, beta: F) -> (F, F) {
         let y = x - self.shift;
@@ -53,8 +88,20 @@ impl<F: Float> Shifted<F> {
         self.offset = alpha * y + beta * self.offset;
         let mean = self.shift + self.offset;
         if self.offset.abs() > mean.abs() + incr.abs() {
-            (self.shift, self.offset) = two_sum(self.shift, self.offset);
+            *self = self.rebased();
         }
         (diff, incr)
+    }
+
+    /// The shift moved onto the mean, exactly (TwoSum: the new offset is
+    /// what rounding the mean left; a mean that rounds to ±∞ keeps the
+    /// pair). Out of line and by value: the branch to it is almost never
+    /// taken, and a reference passed out of line would pin the caller's
+    /// state to memory on the hot path.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn rebased(mut self) -> Self {
+        rebase(&mut self.shift, &mut self.offset);
+        self
     }
 }

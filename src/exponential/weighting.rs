@@ -19,22 +19,34 @@
 //! | recursive, on a clock (polars `ewm_mean_by`) | `β₀^Δt` | `1 − d` | 1 |
 //! | adjusted, on a clock (pandas `times=`) | `β₀^Δt` | 1 | grows |
 //!
+//! On a clock, a half-life `h` ([`Momentum::HalfLife`]) gives
+//! `d = 2^(−Δt/h)`, from the ratio `Δt/h` as pandas has it, so that the
+//! decay does not depend on the clock's unit; a `Decay` or `Factor`
+//! momentum is a decay β₀ per unit of time, and `d = 2^(Δt·log₂β₀)`. Times
+//! and time steps are `f64` whatever the statistic's type, and `d` is
+//! computed in `f64` and rounded once to it.
+//!
 //! A gap (NaN under [`NanPolicy::Gap`], or time passing with no value)
 //! multiplies a pending decay that the next value's step takes in, so the
 //! older values' weights decay over the gap as pandas' `ignore_na=False`
 //! has them. The sum of the squared normalised weights, `r = Σw̃²`, follows
-//! as `r ← β²·r + α²`: pandas' debiasing factor is `1/(1 − r)`, and `1/r`
-//! is Kish's effective number of values.
+//! as `r ← β²·r + α²`: `1/r` is Kish's effective number of values. Its
+//! complement `q = 1 − r` has its own recurrence, `q ← β²·q + 2αβ` (from
+//! `α + β = 1`), whose terms are all positive: pandas' debiasing factor
+//! is `1/q`, and `q` keeps its digits when it is tiny (one value carries
+//! almost all the weight, after a long gap), where `1 − r` would be a
+//! difference of two numbers close to 1.
 
+use super::momentum::half_life_decay;
 use crate::{Error, Float, Momentum, NanPolicy};
 
 /// How far a push moves the clock.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Elapsed<F> {
+pub(crate) enum Elapsed {
     /// One sample (`push`).
     Sample,
     /// A time step, non-negative, maybe +∞.
-    Time(F),
+    Time(f64),
 }
 
 /// What a push does to the statistic.
@@ -65,22 +77,29 @@ pub(crate) struct Weighting<F> {
     /// `r = Σw̃²`, the sum of the squared normalised weights (not followed
     /// by `Ema`, which reads no statistic of it).
     pub(crate) squares: F,
+    /// `q = 1 − Σw̃²`, by its own recurrence (followed with `squares`).
+    pub(crate) complement: F,
     /// The decay of gaps since the last value, not yet applied.
     pub(crate) pending: F,
     /// The time of the last timed push, once `push_at` has set it.
-    pub(crate) clock: Option<F>,
+    pub(crate) clock: Option<f64>,
     /// Whether a time step other than one unit was ever taken (then the
     /// weights follow no closed form of the count).
     pub(crate) timed: bool,
-    /// log₂ of the decay per unit of time (derived from the momentum), so
-    /// that a time step costs one `exp2`.
-    log2_decay: F,
+    /// The weights `(α, β)` of one update, or of one unit of time
+    /// (derived from the momentum; any but `Cumulative`, whose weights
+    /// depend on the count), so that a half-life's `exp2` is taken once.
+    unit: (F, F),
+    /// log₂ of the decay per unit of time of a `Decay` or `Factor`
+    /// momentum (derived from it), so that a time step costs one `exp2`.
+    log2_decay: f64,
 }
 
 impl<F: Float> Weighting<F> {
     /// Fresh weights; `primed` for a statistic that starts at a value.
     pub(crate) fn new(momentum: Momentum<F>, adjusted: bool, primed: bool) -> Result<Self, Error> {
         let momentum = momentum.validate()?;
+        let unit = momentum.weights(1);
         Ok(Self {
             momentum,
             adjusted,
@@ -90,10 +109,12 @@ impl<F: Float> Weighting<F> {
             primed,
             total: F::one(),
             squares: F::one(),
+            complement: F::zero(),
             pending: F::one(),
             clock: None,
             timed: false,
-            log2_decay: momentum.decay(1).log2(),
+            unit,
+            log2_decay: num_traits::Float::log2(unit.1.as_f64()),
         })
     }
 
@@ -121,27 +142,44 @@ impl<F: Float> Weighting<F> {
         self.primed && self.count >= self.min_periods
     }
 
+    /// The weights of the `n`-th update without a gap or a time step.
+    #[inline]
+    fn plain_weights(&self, n: u64) -> (F, F) {
+        if self.momentum == Momentum::Cumulative {
+            self.momentum.weights(n)
+        } else {
+            self.unit
+        }
+    }
+
     /// The decay of the past over one step.
     #[inline]
-    fn decay(&self, elapsed: Elapsed<F>) -> F {
+    #[allow(
+        clippy::float_cmp,
+        reason = "exactly one unit, 0 and ∞ are the special steps"
+    )]
+    fn decay(&self, elapsed: Elapsed) -> F {
+        let beta = self.unit.1;
         match (self.momentum, elapsed) {
             (Momentum::Cumulative, _) => F::one(),
-            (m, Elapsed::Sample) => m.decay(1),
-            (m, Elapsed::Time(dt)) => {
-                if dt == F::one() {
-                    m.decay(1)
-                } else if dt == F::zero() {
+            (_, Elapsed::Sample) => beta,
+            // The same bits as `unit` for a step of 1; 1 for 0, 0 for +∞.
+            (Momentum::HalfLife(h), Elapsed::Time(dt)) => F::from_f64(half_life_decay(dt, h)),
+            (_, Elapsed::Time(dt)) => {
+                if dt == 1.0 {
+                    beta
+                } else if dt == 0.0 {
                     // 0·log₂ 0 would be NaN.
                     F::one()
                 } else if dt.is_infinite() {
                     // ∞·log₂ 1 would be NaN.
-                    if m.decay(1) == F::one() {
+                    if beta == F::one() {
                         F::one()
                     } else {
                         F::zero()
                     }
                 } else {
-                    (dt * self.log2_decay).exp2()
+                    F::from_f64(num_traits::Float::exp2(dt * self.log2_decay))
                 }
             }
         }
@@ -149,7 +187,8 @@ impl<F: Float> Weighting<F> {
 
     /// The weights of one push; `missing` says the value is NaN.
     #[inline]
-    pub(crate) fn step(&mut self, missing: bool, elapsed: Elapsed<F>) -> Step<F> {
+    #[allow(clippy::float_cmp, reason = "a step of exactly one unit is a push")]
+    pub(crate) fn step(&mut self, missing: bool, elapsed: Elapsed) -> Step<F> {
         if missing && self.nan != NanPolicy::Propagate {
             let decays = self.nan == NanPolicy::Gap || matches!(elapsed, Elapsed::Time(_));
             if self.primed && decays {
@@ -165,10 +204,10 @@ impl<F: Float> Weighting<F> {
         let plain = self.pending == F::one()
             && match elapsed {
                 Elapsed::Sample => true,
-                Elapsed::Time(dt) => dt == F::one(),
+                Elapsed::Time(dt) => dt == 1.0,
             };
         let (alpha, beta) = if self.momentum == Momentum::Cumulative || (plain && !self.adjusted) {
-            self.momentum.weights(n)
+            self.plain_weights(n)
         } else {
             let d = self.pending * self.decay(elapsed);
             self.pending = F::one();
@@ -180,7 +219,7 @@ impl<F: Float> Weighting<F> {
             } else if matches!(elapsed, Elapsed::Time(_)) {
                 (F::one() - d, d)
             } else {
-                let nu = self.momentum.factor(1);
+                let nu = self.unit.0;
                 let total = d + nu;
                 (nu / total, d / total)
             }
@@ -191,16 +230,22 @@ impl<F: Float> Weighting<F> {
         Step::Blend(alpha, beta)
     }
 
-    /// Follows `r = Σw̃²` through a blend with weights `(α, β)`: the
-    /// statistics that read it (the unbiased ones, the effective count)
-    /// call this; `Ema` does not, and keeps its one dependency chain.
+    /// Follows `r = Σw̃²` and `q = 1 − r` through a blend with weights
+    /// `(α, β)`: the statistics that read them (the unbiased ones, the
+    /// effective count) call this; `Ema` does not, and keeps its one
+    /// dependency chain.
     ///
     /// `r` stays ≤ 1 in floating point too: β²·r + α² ≤ 1 − 2αβ, and when
     /// αβ is too small for that margin to survive rounding, the smaller
-    /// weight's square is below half an ulp of the larger's (≤ 1).
+    /// weight's square is below half an ulp of the larger's (≤ 1). `q`
+    /// stays ≥ 0 (a sum of non-negative terms), and 0 only while one
+    /// value has all the weight.
     #[inline]
     pub(crate) fn track_squares(&mut self, alpha: F, beta: F) {
-        self.squares = beta * beta * self.squares + alpha * alpha;
+        let b2 = beta * beta;
+        self.squares = b2 * self.squares + alpha * alpha;
+        let ab = alpha * beta;
+        self.complement = b2 * self.complement + (ab + ab);
     }
 
     #[inline]
@@ -208,6 +253,7 @@ impl<F: Float> Weighting<F> {
         self.primed = true;
         self.total = F::one();
         self.squares = F::one();
+        self.complement = F::zero();
         self.pending = F::one();
         Step::Seed
     }
@@ -217,18 +263,19 @@ impl<F: Float> Weighting<F> {
     /// # Errors
     ///
     /// `dt` NaN or negative.
-    pub(crate) fn after(&mut self, dt: F) -> Result<Elapsed<F>, Error> {
-        if dt.is_nan() || dt < F::zero() {
+    #[allow(clippy::float_cmp, reason = "a step of exactly one unit is a push")]
+    pub(crate) fn after(&mut self, dt: f64) -> Result<Elapsed, Error> {
+        if dt.is_nan() || dt < 0.0 {
             return Err(Error::parameter(
                 "elapsed time",
-                dt.as_f64(),
+                dt,
                 "non-negative (+∞ is allowed, NaN is not)",
             ));
         }
         if let Some(t) = self.clock {
             self.clock = Some(t + dt);
         }
-        self.timed |= dt != F::one();
+        self.timed |= dt != 1.0;
         Ok(Elapsed::Time(dt))
     }
 
@@ -238,15 +285,15 @@ impl<F: Float> Weighting<F> {
     /// # Errors
     ///
     /// `t` NaN, ±∞, or before the clock.
-    pub(crate) fn at(&mut self, t: F) -> Result<Elapsed<F>, Error> {
+    pub(crate) fn at(&mut self, t: f64) -> Result<Elapsed, Error> {
         if !t.is_finite() {
-            return Err(Error::parameter("time", t.as_f64(), "finite"));
+            return Err(Error::parameter("time", t, "finite"));
         }
         let elapsed = match self.clock {
             Some(t0) if t < t0 => {
                 return Err(Error::parameter(
                     "time",
-                    t.as_f64(),
+                    t,
                     "at or after the time of the previous push",
                 ));
             }
@@ -254,14 +301,14 @@ impl<F: Float> Weighting<F> {
             None => Elapsed::Sample,
         };
         self.clock = Some(t);
-        self.timed |= elapsed != Elapsed::Time(F::one()) && elapsed != Elapsed::Sample;
+        self.timed |= elapsed != Elapsed::Time(1.0) && elapsed != Elapsed::Sample;
         Ok(elapsed)
     }
 
-    /// `1/(1 − r)`, pandas' factor from a biased to an unbiased statistic;
-    /// `None` while a single value carries all the weight.
+    /// `1/q = 1/(1 − r)`, pandas' factor from a biased to an unbiased
+    /// statistic; `None` while a single value carries all the weight.
     pub(crate) fn debias(&self) -> Option<F> {
-        let denominator = F::one() - self.squares;
+        let denominator = self.complement;
         (self.ready() && denominator > F::zero()).then(|| denominator.recip())
     }
 
@@ -279,6 +326,7 @@ impl<F: Float> Weighting<F> {
             min_periods: self.min_periods,
             total: Some(self.total),
             squares: Some(self.squares),
+            complement: Some(self.complement),
             pending: Some(self.pending),
             clock: self.clock,
             timed: self.timed,
@@ -287,7 +335,9 @@ impl<F: Float> Weighting<F> {
 
     /// Weights restored from a state (`initial`: the statistic starts at an
     /// initial value), validated. States saved before the
-    /// weights were recorded (no `weights` field) get those of plain pushes.
+    /// weights were recorded (no `weights` field) get those of plain pushes,
+    /// and states saved before `q = 1 − r` was (no `complement`) get
+    /// `1 − r`, with the digits that costs when `r` is close to 1.
     #[cfg(feature = "serde")]
     pub(crate) fn restore(
         momentum: Momentum<F>,
@@ -296,20 +346,21 @@ impl<F: Float> Weighting<F> {
         s: &WeightsState<F>,
     ) -> Result<Self, Error> {
         use alloc::format;
-        let momentum = momentum.validate()?;
+        let fresh = Self::new(momentum, s.adjusted, count > 0 || initial)?;
+        let squares = s
+            .squares
+            .unwrap_or_else(|| squares_after(fresh.momentum, count));
         let w = Self {
-            momentum,
-            adjusted: s.adjusted,
             nan: s.nan_policy,
             min_periods: s.min_periods,
             count,
-            primed: count > 0 || initial,
             total: s.total.unwrap_or_else(F::one),
-            squares: s.squares.unwrap_or_else(|| squares_after(momentum, count)),
+            squares,
+            complement: s.complement.unwrap_or_else(|| F::one() - squares),
             pending: s.pending.unwrap_or_else(F::one),
             clock: s.clock,
             timed: s.timed,
-            log2_decay: momentum.decay(1).log2(),
+            ..fresh
         };
         if !(w.squares > F::zero() && w.squares <= F::one()) {
             return Err(Error::state(format!(
@@ -317,10 +368,26 @@ impl<F: Float> Weighting<F> {
                 w.squares
             )));
         }
-        if (count == 0 || (count == 1 && !initial)) && w.squares != F::one() {
+        let single = count == 0 || (count == 1 && !initial);
+        if single && (w.squares != F::one() || w.complement != F::zero()) {
             return Err(Error::state(format!(
-                "the sum of squared weights must be 1 while one value has all the weight, got {}",
-                w.squares
+                "the sum of squared weights must be 1 (and its complement 0) while one value \
+                 has all the weight, got {} and {}",
+                w.squares, w.complement
+            )));
+        }
+        // q = 1 − r, each by its own recurrence: equal up to their
+        // rounding, which stays far below a quarter.
+        let quarter = F::from_f64(0.25);
+        if !(w.complement >= F::zero()
+            && w.complement <= F::one()
+            && (w.complement + w.squares - F::one()).abs() <= quarter
+            && (w.complement != F::zero() || w.squares == F::one()))
+        {
+            return Err(Error::state(format!(
+                "one minus the sum of squared weights must be in [0, 1] and match the sum \
+                 of squared weights {}, got {}",
+                w.squares, w.complement
             )));
         }
         if !(w.pending >= F::zero() && w.pending <= F::one()) {
@@ -341,7 +408,7 @@ impl<F: Float> Weighting<F> {
             )));
         }
         // +∞ is reachable: `push_after(+∞)` moves a set clock there.
-        if let Some(t) = w.clock.filter(|t| t.is_nan() || *t == F::neg_infinity()) {
+        if let Some(t) = w.clock.filter(|t| t.is_nan() || *t == f64::NEG_INFINITY) {
             return Err(Error::state(format!(
                 "the clock must be a number below +∞ or +∞ itself, got {t}"
             )));
@@ -364,17 +431,23 @@ pub(crate) struct WeightsState<F> {
     #[serde(default)]
     min_periods: u64,
     #[serde(default)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
+    #[serde(with = "crate::serde_float::option")]
     total: Option<F>,
     #[serde(default)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
+    #[serde(with = "crate::serde_float::option")]
     squares: Option<F>,
+    /// `q = 1 − r`, kept apart from `r` (absent from older states).
     #[serde(default)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
+    #[serde(with = "crate::serde_float::option")]
+    complement: Option<F>,
+    #[serde(default)]
+    #[serde(with = "crate::serde_float::option")]
     pending: Option<F>,
+    /// Times are `f64` whatever `F` is (a number written by an older
+    /// `f32` state reads as the `f64` nearest its decimal form).
     #[serde(default)]
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::option"))]
-    clock: Option<F>,
+    #[serde(with = "crate::serde_float::option")]
+    clock: Option<f64>,
     #[serde(default)]
     timed: bool,
 }

@@ -434,14 +434,25 @@ fn exponential(s: &Stream) {
             o.n(e.count());
         });
     }
+    for e in [
+        Ema::<f32>::adjusted(Momentum::Factor(0.25)).unwrap(),
+        Ema::<f32>::new(Momentum::from_half_life(2.5).unwrap()).unwrap(),
+    ] {
+        continues_alike("Ema<f32>", &e, &timed, &formats(), |e, i, o| {
+            // Times are f64 whatever the value type.
+            ew_push!(e, i, o, i.t, i.x as f32);
+            o.opt(e.value());
+        });
+    }
     continues_alike(
-        "Ema<f32>",
-        &Ema::<f32>::adjusted(Momentum::Factor(0.25)).unwrap(),
+        "EwVariance<f32>",
+        &EwVariance::<f32>::adjusted(Momentum::from_half_life(2.5).unwrap()).unwrap(),
         &timed,
         &formats(),
         |e, i, o| {
-            e.push(i.x as f32);
-            o.opt(e.value());
+            ew_push!(e, i, o, i.t, i.x as f32);
+            o.opt(e.mean());
+            o.opt(e.unbiased_variance());
         },
     );
     let variances = [

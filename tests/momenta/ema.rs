@@ -148,7 +148,7 @@ fn span_and_half_life_constructors() {
     assert_eq!(e.value(), Some(2.25));
     // half-life h: the seed's weight halves every h updates.
     for h in [2_u32, 3, 10] {
-        let mut e = Ema::new(Momentum::from_half_life(f64::from(h)).unwrap()).unwrap();
+        let mut e = Ema::new(Momentum::<f64>::from_half_life(f64::from(h)).unwrap()).unwrap();
         e.push(1.0);
         for _ in 0..h {
             e.push(0.0);

@@ -340,9 +340,10 @@ fn run_timed(adjusted: bool, policy: NanPolicy, xs: &[f64]) -> Vec<Option<f64>> 
 
 #[test]
 fn clock_matches_polars_ewm_mean_by_and_pandas_times() {
-    // β = 2^(−1/2) rounded, raised to Δt: the weights differ from pandas'
-    // 0.5^(Δt/2) by a few ulps.
-    let tol = 1e-14;
+    // The decay is 2^(−Δt/2), from the ratio as pandas' 0.5^(Δt/2): the
+    // two differ by the last bit of the power at most. (With β = 2^(−1/2)
+    // rounded and raised to Δt, the means were 1.7e-15 off.)
+    let tol = 1e-15;
     let mut all = 0.0_f64;
     for (adjusted, xs, expected) in [
         (false, &XS, &TIME_REC_MEAN),
@@ -554,7 +555,7 @@ fn a_long_gap_does_not_raise_false_alarms() {
     // A steady sensor, then a dropout of 100 half-lives, then the same
     // signal. A band around the biased variance collapses onto the first
     // value after the gap; the z-score uses the unbiased variance, which
-    // knows that one value carries the weight.
+    // knows that almost one value carries the weight.
     let m = Momentum::from_half_life(10.0).unwrap();
     let mut ew = EwVariance::new(m).unwrap();
     let mut g = SplitMix(5);
@@ -564,10 +565,21 @@ fn a_long_gap_does_not_raise_false_alarms() {
         ew.push_at(t, 20.0 + g.signed_unit()).unwrap();
     }
     assert!(ew.effective_count().unwrap() > 25.0);
+    let (mean, var) = (ew.mean().unwrap(), ew.variance().unwrap());
     t += 1000.0;
     ew.push_at(t, 20.5).unwrap();
     assert_eq!(ew.effective_count(), Some(1.0));
-    assert_eq!(ew.z_score(20.9), None);
+    // The past keeps β = 2⁻¹⁰⁰ of the weight, the new value α = 1 − β:
+    // the biased variance is β·(var + α·d²) with d = 20.5 − mean, and
+    // 1 − Σw̃² = β²·(1 − Σw̃²_before) + 2αβ, so the unbiased variance is
+    // (var + α·d²)/(β·(1 − Σw̃²_before) + 2α) = (var + d²)/2 to 10⁻³⁰
+    // (here to the few roundings of each side): the band of the readings
+    // before the gap, not a collapsed one. (It was `None` while 1 − Σw̃²
+    // was formed from Σw̃², which rounds to 1 there.)
+    let d = 20.5 - mean;
+    let unbiased = ew.unbiased_variance().unwrap();
+    assert!(((unbiased - (var + d * d) / 2.0) / unbiased).abs() <= 8.0 * f64::EPSILON);
+    assert!(ew.z_score(20.9).unwrap().abs() < 1.0);
     let mut worst = 0.0_f64;
     for _ in 0..200 {
         t += 1.0;
@@ -641,6 +653,300 @@ fn reset_keeps_the_options_and_forgets_the_clock() {
     e.push_at(3.0, 2.0).unwrap();
     e.reset();
     assert_eq!(e, fresh);
+}
+
+// ------------------------------------------------ the clock's accuracy
+
+// XS at TS seconds with a half-life of 2.5 s, exact: mpmath 1.4.1 at 300
+// bits, with the weights 2^(−Δt/2.5) (adjusted: 2^(−age/2.5) for every
+// value; recursive: 1 − 2^(−Δt/2.5) for the new value, the rest for the
+// past), the mean Σw·x/Σw, the variance Σw(x − mean)²/Σw and pandas'
+// bias=False factor (Σw)²/((Σw)² − Σw²), each rounded once to f64.
+// pandas 3.1.1's `ewm(halflife="2.5s", times=…, adjust=…).mean()` agrees
+// with the means to 1.0e-15 (adjusted) and 2.1e-16 (recursive).
+#[rustfmt::skip]
+const H25_ADJ_MEAN: [f64; 12] = [3.0, 2.198097057928855, 4.3474619960954755, 4.317326285485488, 6.130726211436209, 0.1112732888856747, 3.584449714519964, 2.0010007286406792, 0.29427425267506274, 3.753343673916657, 4.725865387255237, 3.1896087530925543];
+#[rustfmt::skip]
+const H25_ADJ_VAR: [f64; 12] = [0.0, 0.5598060846043593, 6.010505195605214, 4.154057458863956, 9.844995583560106, 22.08282197407692, 30.01246587116674, 0.020540290583692344, 2.2178307689196273, 6.7859453688534055, 5.087601768076649, 7.370001730724856];
+#[rustfmt::skip]
+const H25_ADJ_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 9.29917368458852, 5.646934645578516, 12.693326464294337, 40.94477003602683, 44.767726743518736, 16.267511022110227, 4.518897598179976, 13.540783829747145, 7.8009974138090215, 10.1383695608032];
+#[rustfmt::skip]
+const H25_REC_MEAN: [f64; 12] = [3.0, 2.805825844944186, 4.232877011622317, 4.232877011622317, 6.1951177972177165, -1.4833711657603241, -0.8148146644116597, 1.9992634659034973, 1.2730166612996627, 4.286117798058762, 4.507978883676854, 3.5374799961064296];
+#[rustfmt::skip]
+const H25_REC_VAR: [f64; 12] = [0.0, 0.2535576300920815, 4.116111738277913, 4.116111738277913, 10.1817160428269, 13.324774622612775, 18.659934230440424, 0.00695528713012762, 1.6560422090441425, 4.133123082894448, 3.9291140526185453, 5.925582587870075];
+#[rustfmt::skip]
+const H25_REC_VAR_UNBIASED: [f64; 12] = [NAN, 1.125, 7.524035997729492, 7.524035997729492, 14.818826653661032, 45.29780784896067, 48.970362072699004, 13.293336979030528, 4.508461229726137, 9.39980244575868, 7.033642391135986, 8.614523649531604];
+
+#[test]
+fn the_decay_does_not_depend_on_the_clocks_unit() {
+    // The same stream in s, ms, µs and ns: TS is dyadic, so every time and
+    // the half-life are exact in each unit, and Δt/h is one rounding of
+    // the same ratio. (pandas' own unit is the nanosecond.)
+    let mut all = 0.0_f64;
+    for (adjusted, expected) in [
+        (true, [&H25_ADJ_MEAN, &H25_ADJ_VAR, &H25_ADJ_VAR_UNBIASED]),
+        (false, [&H25_REC_MEAN, &H25_REC_VAR, &H25_REC_VAR_UNBIASED]),
+    ] {
+        let mut seconds: Option<Vec<Option<u64>>> = None;
+        for unit in [1.0, 1e3, 1e6, 1e9] {
+            let m = Momentum::from_half_life(2.5 * unit).unwrap();
+            let (mut ew, mut e) = if adjusted {
+                (EwVariance::adjusted(m), Ema::adjusted(m))
+            } else {
+                (EwVariance::new(m), Ema::new(m))
+            };
+            let (ew, e) = (ew.as_mut().unwrap(), e.as_mut().unwrap());
+            let mut got = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+            for (&t, &x) in TS.iter().zip(&XS) {
+                ew.push_at(t * unit, x).unwrap();
+                e.push_at(t * unit, x).unwrap();
+                got[0].push(ew.mean());
+                got[1].push(ew.variance());
+                got[2].push(ew.unbiased_variance());
+                got[3].push(e.value());
+            }
+            for (k, name) in ["mean", "variance", "unbiased variance", "Ema"]
+                .iter()
+                .enumerate()
+            {
+                // The Ema's value is the mean.
+                let w = worst(&got[k], expected[k % 3], name);
+                assert!(
+                    w <= 1e-14,
+                    "adjusted {adjusted}, unit {unit}: {name} off by {w:e}"
+                );
+                all = all.max(w);
+            }
+            let bits: Vec<Option<u64>> =
+                got.iter().flatten().map(|v| v.map(f64::to_bits)).collect();
+            match &seconds {
+                None => seconds = Some(bits),
+                Some(s) => assert!(*s == bits, "adjusted {adjusted}: unit {unit} differs"),
+            }
+        }
+    }
+    eprintln!("clock units: worst relative error {all:e}");
+}
+
+#[test]
+fn times_are_f64_whatever_the_value_type() {
+    // Unix seconds, where consecutive f32 are 128 s apart; values in f32.
+    // Exact: mpmath 1.4.1 at 400 bits with the weights 2^(−Δt/30), as above.
+    const T0: f64 = 1_700_000_000.0;
+    const OFFSETS: [f64; 8] = [0.0, 7.25, 13.5, 40.0, 41.5, 90.0, 91.0, 150.5];
+    const VALUES: [f32; 8] = [20.5, 21.0, 20.75, 23.0, 22.5, 19.0, 19.5, 21.25];
+    for (adjusted, mean, var) in [
+        (false, 20.903561358090087, 0.8733836853139918),
+        (true, 20.789007757340755, 1.156275311987495),
+    ] {
+        let m = Momentum::<f32>::from_half_life(30.0).unwrap();
+        let build = || {
+            if adjusted {
+                (
+                    Ema::adjusted(m),
+                    EwVariance::adjusted(m),
+                    EwCovariance::adjusted(m),
+                )
+            } else {
+                (Ema::new(m), EwVariance::new(m), EwCovariance::new(m))
+            }
+        };
+        let (e, ew, c) = build();
+        let (mut e, mut ew, mut c) = (e.unwrap(), ew.unwrap(), c.unwrap());
+        let (after, _, _) = build();
+        let mut after = after.unwrap();
+        let mut last = T0;
+        for (&dt, &x) in OFFSETS.iter().zip(&VALUES) {
+            let t: f64 = T0 + dt;
+            e.push_at(t, x).unwrap();
+            ew.push_at(t, x).unwrap();
+            c.push_at(t, x, -x).unwrap();
+            after.push_after(t - last, x).unwrap();
+            last = t;
+        }
+        let rel = |g: f32, e: f64| ((f64::from(g) - e) / e).abs();
+        let what = [
+            ("Ema", rel(e.value().unwrap(), mean)),
+            ("push_after", rel(after.value().unwrap(), mean)),
+            ("EwVariance mean", rel(ew.mean().unwrap(), mean)),
+            ("EwVariance variance", rel(ew.variance().unwrap(), var)),
+            ("EwCovariance mean", rel(c.mean_x().unwrap(), mean)),
+            (
+                "EwCovariance covariance",
+                rel(-c.covariance().unwrap(), var),
+            ),
+        ];
+        for (name, err) in what {
+            assert!(err <= 2e-6, "adjusted {adjusted}: {name} off by {err:e}");
+        }
+    }
+}
+
+#[test]
+fn unbiased_statistics_after_a_long_gap_keep_their_digits() {
+    // Readings every second, then a dropout of 48.3 half-lives (483 s at a
+    // half-life of 10 s), then one more: 1 − Σw̃² is 8.3e-14 (adjusted)
+    // and 5.8e-15 (recursive), so 1 − Σw̃² formed from Σw̃² ≈ 1 keeps
+    // only its last digits. Exact: mpmath 1.4.1 at 400 bits with the
+    // weights 2^(−Δt/10), pandas' bias=False factor (Σw)²/((Σw)² − Σw²)
+    // (pandas 3.1.1 raises NotImplementedError for var and cov with times).
+    let ts: Vec<f64> = (0..50).map(f64::from).chain([532.0]).collect();
+    let xs: Vec<f64> = (0..50)
+        .map(|k| 20.0 + f64::from((k * 7) % 11 - 5) / 4.0)
+        .chain([21.0])
+        .collect();
+    let ys: Vec<f64> = (0..50)
+        .map(|k| -3.0 + f64::from((k * 5) % 13 - 6) / 8.0)
+        .chain([-2.5])
+        .collect();
+    let mut all = 0.0_f64;
+    // (adjusted, unbiased variance, z-score of 22, unbiased covariance,
+    // correlation)
+    for (adjusted, var, z, cov, corr) in [
+        (
+            true,
+            0.8261916978009941,
+            1.1001694642665392,
+            0.1517503309262789,
+            0.35618765452285117,
+        ),
+        (
+            false,
+            0.8794747697447163,
+            1.0663218477384153,
+            0.19095344558483862,
+            0.4180404481431558,
+        ),
+    ] {
+        let m = Momentum::from_half_life(10.0).unwrap();
+        let (mut ew, mut c) = if adjusted {
+            (
+                EwVariance::adjusted(m).unwrap(),
+                EwCovariance::adjusted(m).unwrap(),
+            )
+        } else {
+            (EwVariance::new(m).unwrap(), EwCovariance::new(m).unwrap())
+        };
+        for ((&t, &x), &y) in ts.iter().zip(&xs).zip(&ys) {
+            ew.push_at(t, x).unwrap();
+            c.push_at(t, x, y).unwrap();
+        }
+        let rel = |g: f64, e: f64| ((g - e) / e).abs();
+        for (name, err) in [
+            (
+                "unbiased variance",
+                rel(ew.unbiased_variance().unwrap(), var),
+            ),
+            ("z-score", rel(ew.z_score(22.0).unwrap(), z)),
+            (
+                "unbiased covariance",
+                rel(c.unbiased_covariance().unwrap(), cov),
+            ),
+            ("correlation", rel(c.correlation().unwrap(), corr)),
+        ] {
+            assert!(err <= 1e-13, "adjusted {adjusted}: {name} off by {err:e}");
+            all = all.max(err);
+        }
+    }
+    eprintln!("after a long gap: worst relative error {all:e}");
+}
+
+/// The checkpoints of `outliers_first_cost_no_digits_far_from_zero`.
+const FAR_CHECK: [usize; 3] = [100, 400, 2000];
+
+// Exact: the data below in integers (values times 2048, weights times
+// 16^(n−1)), Python 3.11 integer arithmetic, rounded once to f64 (the
+// correlation's square root by mpmath 1.4.1 at 400 bits). Rows:
+// [variance_x, variance_y, covariance, correlation] after 100, 400 and
+// 2000 pairs; tables: no outlier, first value 1.4e6, −2.6e6, 0.
+#[rustfmt::skip]
+const FAR_REC: [[[f64; 4]; 3]; 4] = [
+    [[0.3402794932285584, 0.13987263983129153, 0.1305570047541028, 0.5984335088212743],
+     [0.325586440060892, 0.11980820867430342, 0.1254086493665709, 0.634966844289842],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[268254065.11036426, 1073016452.6138494, -536508177.7619756, -0.9999999990646016],
+     [1.374306352779224, 4.3146849599864145, -1.9720304511918183, -0.8098364020933291],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[21728582794.043083, 86914329434.46214, -43457165152.15677, -0.9999999999884519],
+     [85.27184543895072, 339.9048703004276, -169.7671158724736, -0.9971765247395348],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[1676588250.0277328, 6706352515.424418, -3353176378.3819866, -0.9999999998503363],
+     [6.880080651217332, 26.337792302253156, -12.983581585196612, -0.9645129484951005],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+];
+#[rustfmt::skip]
+const FAR_ADJ: [[[f64; 4]; 3]; 4] = [
+    [[0.33914810535781326, 0.13847687576988751, 0.12912092816432966, 0.5958175800824066],
+     [0.325586440058072, 0.11980820866946967, 0.12540864936215976, 0.6349668442830664],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[16818798.257891208, 67275203.93870269, -33637598.73992651, -0.9999999850571898],
+     [0.3911314346037733, 0.38198800562969876, -0.005681294424350614, -0.014698095771689807],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[1362322854.1649969, 5449291306.317964, -2724645680.241847, -0.9999999998155209],
+     [5.634727627553934, 21.35637458966504, -10.492874133383348, -0.9565203949974269],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+    [[105117508.95397785, 420470004.2858428, -210235009.52279818, -0.9999999976091507],
+     [0.735242328260384, 1.758432214538286, -0.6939032403081082, -0.6102683528056098],
+     [0.3592238673375183, 0.20202933037523274, 0.2083836884335093, 0.7735242201527055]],
+];
+
+#[test]
+fn outliers_first_cost_no_digits_far_from_zero() {
+    // x = 1e6 + k/1024 and y = −2e6 + (k + m)/2048 with k, m integers in
+    // [−1024, 1024] (every value exact), α = 1/16; the first pair is
+    // (f, −2f) for a leading outlier f (1.4e6, −2.6e6, or 0.0: a sensor
+    // warming up), and the whole stream is negated for the other sign.
+    let firsts = [None, Some(1.4e6), Some(-2.6e6), Some(0.0)];
+    let mut all = 0.0_f64;
+    for sign in [1.0, -1.0] {
+        for (adjusted, table) in [(false, &FAR_REC), (true, &FAR_ADJ)] {
+            for (first, rows) in firsts.iter().zip(table) {
+                let m = Momentum::Factor(0.0625);
+                let (mut ew, mut c) = if adjusted {
+                    (
+                        EwVariance::adjusted(m).unwrap(),
+                        EwCovariance::adjusted(m).unwrap(),
+                    )
+                } else {
+                    (EwVariance::new(m).unwrap(), EwCovariance::new(m).unwrap())
+                };
+                for i in 0..FAR_CHECK[2] {
+                    let k = ((7919 * i) % 2049) as f64 - 1024.0;
+                    let j = ((104_729 * i) % 2049) as f64 - 1024.0;
+                    let (x, y) = match first {
+                        Some(f) if i == 0 => (*f, -2.0 * f),
+                        _ => (1e6 + k / 1024.0, -2e6 + (k + j) / 2048.0),
+                    };
+                    ew.push(sign * x);
+                    c.push(sign * x, sign * y);
+                    let Some(row) = FAR_CHECK.iter().position(|&n| n == i + 1) else {
+                        continue;
+                    };
+                    let got = [
+                        ew.variance().unwrap(),
+                        c.variance_y().unwrap(),
+                        c.covariance().unwrap(),
+                        c.correlation().unwrap(),
+                    ];
+                    assert_eq!(c.variance_x(), ew.variance());
+                    for (name, (g, e)) in ["variance_x", "variance_y", "covariance", "correlation"]
+                        .iter()
+                        .zip(got.iter().zip(&rows[row]))
+                    {
+                        let err = ((g - e) / e).abs();
+                        assert!(
+                            err <= 5e-14,
+                            "sign {sign}, adjusted {adjusted}, first {first:?}, after {}: \
+                             {name} {g} vs {e} ({err:e})",
+                            i + 1
+                        );
+                        all = all.max(err);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("outliers first, far from zero: worst relative error {all:e}");
 }
 
 // ------------------------------------------------------------ laws
@@ -921,6 +1227,46 @@ mod checkpoints {
     }
 
     #[test]
+    fn older_states_restore_and_new_fields_round_trip() {
+        // Saved before `complement` (q = 1 − Σw̃²) was: restored as 1 − r.
+        let old = r#"{"momentum":{"Factor":0.5},"count":2,"shift":1.0,"offset":1.0,"variance":1.0,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":0.5,"pending":1.0,"clock":null,"timed":false}}"#;
+        let ew: EwVariance<f64> = serde_json::from_str(old).unwrap();
+        let mut live = EwVariance::new(Momentum::Factor(0.5)).unwrap();
+        live.extend_from_slice(&[1.0, 3.0]);
+        assert_eq!(ew, live);
+        // A half-life of 2 from the old `from_half_life`, which kept only
+        // β = 2^(−1/2): still a decay per unit of time.
+        let old = r#"{"momentum":{"Decay":0.7071067811865476},"initial":null,"value":3.0,"count":1,"residual":0.0,"bias_correction":false,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":1.0,"pending":1.0,"clock":10.0,"timed":false}}"#;
+        let mut e: Ema<f64> = serde_json::from_str(old).unwrap();
+        e.push_at(12.0, 1.0).unwrap();
+        assert!((e.value().unwrap() - 2.0).abs() < 1e-15);
+        // The half-life itself, a clock in f64 whatever the value type,
+        // and 1 − Σw̃² round-trip and continue bit for bit.
+        let m = Momentum::<f32>::from_half_life(30.0).unwrap();
+        let mut e = EwVariance::adjusted(m).unwrap();
+        let mut c = EwCovariance::new(m).unwrap();
+        for (dt, x) in [(0.0, 20.5_f32), (7.25, 21.0), (13.5, 20.75)] {
+            e.push_at(1.7e9 + dt, x).unwrap();
+            c.push_at(1.7e9 + dt, x, -x).unwrap();
+        }
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(json.contains(r#""HalfLife":"30.0""#), "{json}");
+        assert!(json.contains(r#""clock":"1700000013.5""#), "{json}");
+        assert!(json.contains(r#""complement":"#), "{json}");
+        let mut back: EwVariance<f32> = serde_json::from_str(&json).unwrap();
+        let mut c_back: EwCovariance<f32> =
+            serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!((&back, &c_back), (&e, &c));
+        for (dt, x) in [(40.0, 23.0_f32), (1000.0, 22.5)] {
+            e.push_at(1.7e9 + dt, x).unwrap();
+            back.push_at(1.7e9 + dt, x).unwrap();
+            c.push_at(1.7e9 + dt, x, -x).unwrap();
+            c_back.push_at(1.7e9 + dt, x, -x).unwrap();
+        }
+        assert_eq!((&back, &c_back), (&e, &c));
+    }
+
+    #[test]
     fn corrupt_states_are_rejected() {
         let good = r#"{"momentum":{"Factor":0.5},"count":2,"shift_x":1.0,"offset_x":1.0,"shift_y":1.0,"offset_y":1.0,"variance_x":1.0,"variance_y":4.0,"covariance":2.0,"weights":{"adjusted":false,"nan_policy":"Propagate","min_periods":0,"total":1.0,"squares":0.5,"pending":1.0,"clock":null,"timed":false}}"#;
         assert!(serde_json::from_str::<EwCovariance<f64>>(good).is_ok());
@@ -929,6 +1275,27 @@ mod checkpoints {
             ("\"variance_y\":4.0", "\"variance_y\":-4.0", "non-negative"),
             ("\"squares\":0.5", "\"squares\":1.5", "squared weights"),
             ("\"squares\":0.5", "\"squares\":0.0", "squared weights"),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":-0.5",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":0.9",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":1.5",
+                "one minus",
+            ),
+            (
+                "\"squares\":0.5",
+                "\"squares\":0.5,\"complement\":0.0",
+                "one minus",
+            ),
+            ("\"Factor\":0.5", "\"HalfLife\":-2.0", "half_life"),
             ("\"pending\":1.0", "\"pending\":2.0", "pending decay"),
             ("\"total\":1.0", "\"total\":3.0", "total weight"),
             ("\"total\":1.0", "\"total\":0.5", "total weight"),
