@@ -150,6 +150,25 @@ fn at_most<F: Float>(d: F, limit: F) -> F {
     if d > limit { limit } else { d }
 }
 
+/// The divisor's step `r·(2a − d + e)`, with `r` the share of the new
+/// weight in the total, `a` and `d` the old side's Σw and divisor
+/// (`d ≤ a`) and `e` the new side's divisor (0 for a push). The step is
+/// at most the total weight, but `2a` need not be finite: past `MAX/2`
+/// the sum is halved first (a tiny `r` times +∞ was NaN: a weight of
+/// 1e-71 after one of 1.79e308 left the divisor NaN and the state
+/// refused by its own validation).
+#[inline]
+fn divisor_step<F: Float>(r: F, a: F, d: F, e: F) -> F {
+    let sum = ((a + a) - d) + e;
+    if sum.is_finite() {
+        r * sum
+    } else {
+        let half = F::from_f64(0.5);
+        let halved = (a - d * half) + e * half;
+        (r * halved) + (r * halved)
+    }
+}
+
 impl<F: Float> WeightedMoments<F> {
     /// Whether a zero-weight NaN or ±∞ arrived while Σw = 0.
     fn poisoned(&self) -> bool {
@@ -224,7 +243,7 @@ impl<F: Float> WeightedMoments<F> {
             // rounds D about once, as a plain sum rounds. (Formed as
             // D·(1 − w/W) + 2·W₀·(w/W), three roundings of D's size a
             // push left it 8e-13 off after 70 000 pushes; now 3e-14.)
-            let step = ratio * ((before + before) - self.divisor);
+            let step = divisor_step(ratio, before, self.divisor, F::zero());
             self.divisor = at_most(self.divisor + step, weight);
         }
         let y = x - self.shift;
@@ -340,7 +359,7 @@ impl<F: Float> WeightedMoments<F> {
             // Dₐ·Wₐ/W + D_b·W_b/W + 2·Wₐ·W_b/W as a step from Dₐ, as in
             // `push`: Dₐ + (W_b/W)·(2Wₐ − Dₐ + D_b), a positive step from
             // a sum of at least Wₐ.
-            let step = ratio * (((wa + wa) - self.divisor) + other.divisor);
+            let step = divisor_step(ratio, wa, self.divisor, other.divisor);
             self.divisor = at_most(self.divisor + step, weight);
         }
         let delta = (other.shift - self.shift) + (other.offset - self.offset);

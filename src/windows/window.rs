@@ -516,7 +516,7 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         if state.m2.is_some() {
             return Err(Error::state("a moving average keeps no m2"));
         }
-        Self::checked(&state, &values).map(|(sum, _)| sum)
+        Self::checked(&state, &values).map(|(sum, _, _)| sum)
     }
 }
 
@@ -528,14 +528,15 @@ impl<F: Float> ShiftedSum<F> {
     /// about the same shift: the pair is within `ε·lo_churn` of what it
     /// held when last taken afresh (see [`needs_rebuild`]), which was
     /// within a few ulps of the values' sizes, and the fresh sum is within
-    /// `ε` of its own churn. Returns the sum and that bound on the error of
-    /// its total.
+    /// `ε` of its own churn. Returns the sum, that bound on the error of
+    /// its total, and the power of two the values were brought down by to
+    /// take the sum afresh without overflow (1 when they were not).
     ///
     /// [`needs_rebuild`]: WindowStats::needs_rebuild
     fn checked<I: Iterator<Item = F>>(
         state: &SumsState<F>,
         values: &impl Fn() -> I,
-    ) -> Result<(Self, F), Error> {
+    ) -> Result<(Self, F, F), Error> {
         let SumsState {
             shift,
             hi,
@@ -578,7 +579,7 @@ impl<F: Float> ShiftedSum<F> {
             let untouched = (shift, hi, lo, lo_churn, scale)
                 == (empty.shift, empty.hi, empty.lo, empty.lo_churn, empty.scale);
             return if untouched {
-                Ok((empty, F::zero()))
+                Ok((empty, F::zero(), F::one()))
             } else {
                 Err(Error::state(
                     "the sums of a window without finite values must be 0",
@@ -631,7 +632,7 @@ impl<F: Float> ShiftedSum<F> {
             four * F::epsilon() * (held + fresh.lo_churn + exact.abs()) + F::min_positive_value();
         // NaN fails too.
         if (kept - exact).abs() <= bound {
-            Ok((sum, bound / k))
+            Ok((sum, bound / k, k))
         } else {
             Err(Error::state(alloc::format!(
                 "the sum {kept} does not match the values, whose sum is {exact}"
@@ -882,7 +883,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         else {
             return Err(Error::state("a moving variance's sums must hold m2"));
         };
-        let (sum, sum_bound) = ShiftedSum::checked(&state, &values)?;
+        let (sum, sum_bound, k) = ShiftedSum::checked(&state, &values)?;
         // +∞ is a variance too large to represent, which a window keeps
         // until the values that make it leave; NaN, deviations whose
         // rounding errors overflowed (checked against the values below).
@@ -902,7 +903,19 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             inv_count: F::zero(),
         };
         moments.count_changed();
-        let fresh = moments.m2_at(&values, scale);
+        // In the sum's scale brought down by `k` where the sum taken afresh
+        // needed it (deviations from a shift on a huge value overflow):
+        // each deviation is then `k` times larger than the window's, and
+        // is brought down by `scale/k` instead (powers of two: exact).
+        let fresh = if k == F::one() {
+            moments.m2_at(&values, scale)
+        } else {
+            let mut down = moments.clone();
+            let sum = &mut down.sum;
+            (sum.shift, sum.scale, sum.hi, sum.lo) =
+                (sum.shift * k, sum.scale * k, sum.hi * k, sum.lo * k);
+            down.m2_at(&values, scale / k)
+        };
         // The deviations are measured from the kept mean, which may be off
         // by the sum's own bound: M2 about it may differ by n·(bound/n)²,
         // doubled for either side.

@@ -1347,3 +1347,141 @@ fn a_window_that_held_both_extremes_restores_and_goes_on() {
     ]);
     windows(&s);
 }
+/// Found by the property test: a window whose shift moved onto `1e300`
+/// while `−f64::MAX` was in it, so that deviations from the shift overflow
+/// when M2 is taken afresh in the window's scale; the restore's check
+/// takes it in a smaller one.
+#[test]
+fn a_window_whose_deviations_overflow_afresh_restores_and_goes_on() {
+    let s = Stream(vec![
+        Input {
+            dt: 0.7,
+            t: 0.0,
+            x: 1000408.03125,
+            y: 1000298.328125,
+            w: -1.0,
+            op: 239,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 1000166.609375,
+            y: 999743.078125,
+            w: f64::INFINITY,
+            op: 238,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: -1.7976931348623157e308,
+            y: -277.453125,
+            w: 1.0,
+            op: 252,
+        },
+        Input {
+            dt: 0.7,
+            t: 0.0,
+            x: 1000307.40625,
+            y: 1000504.40625,
+            w: 0.5,
+            op: 172,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 1.7e308,
+            y: 1000222.75,
+            w: -1.0,
+            op: 198,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 999595.234375,
+            y: 1000004.375,
+            w: 1.0,
+            op: 229,
+        },
+        Input {
+            dt: 0.7,
+            t: 0.0,
+            x: 1000188.53125,
+            y: -483.65625,
+            w: 3.0,
+            op: 201,
+        },
+        Input {
+            dt: 1.0,
+            t: 0.0,
+            x: 999889.203125,
+            y: -165.203125,
+            w: f64::INFINITY,
+            op: 163,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: -242.40625,
+            y: 0.0,
+            w: 10000000000.0,
+            op: 211,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 999845.796875,
+            y: 1000316.0,
+            w: f64::INFINITY,
+            op: 31,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 1000464.734375,
+            y: f64::NAN,
+            w: -1.0,
+            op: 221,
+        },
+        Input {
+            dt: 0.7,
+            t: 0.0,
+            x: 1000110.34375,
+            y: 999841.6875,
+            w: 3.0,
+            op: 100,
+        },
+        Input {
+            dt: 1.0,
+            t: 0.0,
+            x: 999816.75,
+            y: 999488.0,
+            w: 0.0,
+            op: 57,
+        },
+        Input {
+            dt: 100.0,
+            t: 0.0,
+            x: 1000353.28125,
+            y: -0.0,
+            w: 3.0,
+            op: 27,
+        },
+        Input {
+            dt: 0.25,
+            t: 0.0,
+            x: 304.09375,
+            y: -0.0,
+            w: 3.0,
+            op: 200,
+        },
+        Input {
+            dt: 0.0,
+            t: 0.0,
+            x: 1e300,
+            y: -12.9375,
+            w: -1.0,
+            op: 255,
+        },
+    ]);
+    windows(&s);
+}

@@ -251,3 +251,35 @@ fn ops_weighted_a_dominant_weight_leaves_m2_finite_and_non_negative() {
     let m = merged.population_variance().unwrap();
     assert!((m - exact).abs() <= 1e-12 * exact, "{m}");
 }
+
+/// `restore`: a weight of 1e-71 pushed after one of 1.79e308 (a NaN value)
+/// left the reliability divisor NaN — its step was (w/W)·(2W₀ − D), with
+/// 2W₀ overflowing to +∞ and w/W underflowing to 0 — and the state was
+/// refused by its own validation. The same happened to a merge. (The
+/// divisor of the two weights is 2·w₁w₂/(w₁ + w₂) ≈ 2e-71; w/W underflows
+/// to 0 first, so it reads 0: finite, within its bounds.)
+#[test]
+fn restore_a_tiny_weight_after_a_huge_one_keeps_the_divisor() {
+    let huge = 1.791_548_675_905_266_8e308;
+    let tiny = 1.018_763_896_368_005e-71;
+    let mut v = WeightedVariance::<f64>::new();
+    v.push(f64::NAN, huge).unwrap();
+    v.push(-5.486_124_068_873_263e303, tiny).unwrap();
+    let parts = v.to_parts();
+    assert!(parts.reliability_divisor.is_finite(), "{parts:?}");
+    assert!(parts.reliability_divisor <= 2.0 * tiny, "{parts:?}");
+    let back = WeightedVariance::<f64>::from_parts(parts).unwrap();
+    assert_eq!(
+        format!("{:?}", back.to_parts()),
+        format!("{:?}", v.to_parts())
+    );
+    // A merge of the two sides keeps it finite too.
+    let mut a = WeightedVariance::<f64>::new();
+    a.push(1.0, huge).unwrap();
+    let mut b = WeightedVariance::<f64>::new();
+    b.push(2.0, tiny).unwrap();
+    a.merge(&b);
+    let d = a.to_parts().reliability_divisor;
+    assert!(d.is_finite() && (0.0..=2.0 * tiny).contains(&d), "{d}");
+    assert!(WeightedVariance::<f64>::from_parts(a.to_parts()).is_ok());
+}
