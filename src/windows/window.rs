@@ -627,7 +627,7 @@ impl<F: Float> ShiftedSum<F> {
         // So is the mean's accuracy stated: within an ulp or so of the
         // values in the window.
         let (kept, exact) = (sum.total() * k, fresh.total());
-        let held = (lo_churn + n * max + hi.abs()) * k;
+        let held = (lo_churn + n * max + sum.magnitude + hi.abs()) * k;
         let bound =
             four * F::epsilon() * (held + fresh.lo_churn + exact.abs()) + F::min_positive_value();
         // NaN fails too.
