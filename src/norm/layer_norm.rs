@@ -20,7 +20,7 @@ use crate::{Element, Error, Float};
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::LayerNorm;
+/// use momenta::norm::LayerNorm;
 ///
 /// // Two tokens of 4 features.
 /// let xs = [1.0, 2.0, 3.0, 6.0, 10.0, 10.0, 10.0, 10.0];
@@ -51,7 +51,7 @@ impl<F: Float> LayerNorm<F> {
     /// naming `features` when it is 0.
     ///
     /// ```
-    /// use momenta::batchnorm::LayerNorm;
+    /// use momenta::norm::LayerNorm;
     /// assert_eq!(LayerNorm::<f32>::new(768)?.features(), 768);
     /// assert!(LayerNorm::<f32>::new(0).is_err());
     /// # Ok::<(), momenta::Error>(())
@@ -74,7 +74,7 @@ impl<F: Float> LayerNorm<F> {
     /// naming `eps` unless it is finite and non-negative.
     ///
     /// ```
-    /// use momenta::batchnorm::LayerNorm;
+    /// use momenta::norm::LayerNorm;
     /// assert!(LayerNorm::<f64>::new(4)?.with_eps(-1e-5).is_err());
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -86,7 +86,7 @@ impl<F: Float> LayerNorm<F> {
     /// The number of values per row.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::LayerNorm::<f64>::new(3)?.features(), 3);
+    /// assert_eq!(momenta::norm::LayerNorm::<f64>::new(3)?.features(), 3);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -97,7 +97,7 @@ impl<F: Float> LayerNorm<F> {
     /// The eps added to the variance.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::LayerNorm::<f64>::new(3)?.eps(), 1e-5);
+    /// assert_eq!(momenta::norm::LayerNorm::<f64>::new(3)?.eps(), 1e-5);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -127,7 +127,7 @@ impl<F: Float> LayerNorm<F> {
     /// naming `data length` when it is not a multiple of the features.
     ///
     /// ```
-    /// use momenta::batchnorm::LayerNorm;
+    /// use momenta::norm::LayerNorm;
     /// let s = LayerNorm::<f64>::new(2)?.statistics(&[1.0_f32, 3.0, 5.0, 9.0])?;
     /// assert_eq!(s.mean(), &[2.0, 7.0]);
     /// assert!(LayerNorm::<f64>::new(3)?.statistics(&[1.0_f32; 4]).is_err());
@@ -146,7 +146,7 @@ impl<F: Float> LayerNorm<F> {
     /// As [`statistics`](LayerNorm::statistics).
     ///
     /// ```
-    /// use momenta::batchnorm::LayerNorm;
+    /// use momenta::norm::LayerNorm;
     /// let xs: Vec<f32> = (0..1000 * 64).map(|i| (i % 17) as f32).collect();
     /// let ln = LayerNorm::<f64>::new(64)?;
     /// assert_eq!(ln.par_statistics(&xs)?, ln.statistics(&xs)?);
@@ -170,7 +170,7 @@ impl<F: Float> LayerNorm<F> {
     /// naming `output`, `gamma` or `beta` for a slice of the wrong length.
     ///
     /// ```
-    /// use momenta::batchnorm::LayerNorm;
+    /// use momenta::norm::LayerNorm;
     /// let mut y = [0.0_f32; 2];
     /// LayerNorm::new(2)?.with_eps(0.0)?.normalize(&[1.0, 3.0], None, Some(&[0.5, 0.5]), &mut y)?;
     /// assert_eq!(y, [-0.5, 1.5]);

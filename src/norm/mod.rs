@@ -1,4 +1,7 @@
-//! BatchNorm statistics that match PyTorch, Keras, TensorFlow and cuDNN.
+//! Normalization layers — BatchNorm and layer, group and instance
+//! normalization — forward and backward, with BatchNorm statistics that match
+//! PyTorch, Keras, TensorFlow and cuDNN. (Also reachable as `momenta::batchnorm`,
+//! its first name.)
 //!
 //! A BatchNorm layer keeps, per channel, a running mean and variance that
 //! it updates from each training batch and normalizes with in evaluation.
@@ -62,7 +65,7 @@
 //! # Example
 //!
 //! ```
-//! use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+//! use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
 //!
 //! // A batch of 2 images, 3 channels, 2 × 2 pixels, channels first.
 //! let xs: Vec<f32> = (0..24).map(|i| (i % 5) as f32).collect();
@@ -93,7 +96,7 @@
 //!
 //! ```
 //! use momenta::Merge;
-//! use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
+//! use momenta::norm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
 //!
 //! // Rank 0 holds 1 sample, rank 1 holds 3, of 2 channels each (NC).
 //! let shard0 = [1e4_f32, 0.5];

@@ -66,7 +66,7 @@ impl<F: Float> BatchStats<F> {
     /// and with it the last bits).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// use ndarray::{Array4, Axis};
     ///
     /// // NCHW, 2 images, 3 channels, 2 × 2 pixels.

@@ -109,7 +109,7 @@ impl Centre {
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{Layout, Normalizer};
+/// use momenta::norm::{Layout, Normalizer};
 ///
 /// let n = Normalizer::new(&[1.0, 10.0], &[4.0, 1.0], 0.0, Some(&[1.0, 3.0]), Some(&[0.0, 0.5]))?;
 /// let mut y = [0.0; 4];
@@ -168,7 +168,7 @@ impl<F: Float> Normalizer<F> {
     ///   when one is negative.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// assert!(Normalizer::new(&[0.0, 0.0], &[1.0], 1e-5, None, None).is_err());
     /// assert!(Normalizer::new(&[0.0], &[1.0], -1e-5, None, None).is_err());
     /// assert_eq!(Normalizer::new(&[0.0_f32; 3], &[1.0; 3], 0.0, None, None)?.channels(), 3);
@@ -233,7 +233,7 @@ impl<F: Float> Normalizer<F> {
     /// The number of channels.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// assert_eq!(Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, None, None)?.channels(), 2);
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -245,7 +245,7 @@ impl<F: Float> Normalizer<F> {
     /// The per-channel scales `γ/√(var + eps)`.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// let n = Normalizer::new(&[0.0], &[4.0], 0.0, Some(&[3.0]), None)?;
     /// assert_eq!(n.scale(), &[1.5]);
     /// # Ok::<(), momenta::Error>(())
@@ -285,7 +285,7 @@ impl<F: Float> Normalizer<F> {
     /// `layout channels` when the layout has another channel count.
     ///
     /// ```
-    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// use momenta::norm::{Layout, Normalizer};
     /// let n = Normalizer::new(&[2.0_f32], &[0.25], 0.0, None, None)?;
     /// let mut y = [0.0_f32; 3];
     /// n.apply(&[2.0, 2.5, 1.0], Layout::ncl(1, 1, 3)?, &mut y)?;
@@ -330,7 +330,7 @@ impl<F: Float> Normalizer<F> {
     /// As [`apply`](Normalizer::apply).
     ///
     /// ```
-    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// use momenta::norm::{Layout, Normalizer};
     /// let n = Normalizer::new(&[1.0, -1.0], &[1.0, 1.0], 0.0, None, None)?;
     /// let mut xs = [2.0, 2.0, 0.0, 0.0];
     /// n.apply_in_place(&mut xs, Layout::nc(2, 2)?)?;
@@ -372,7 +372,7 @@ impl<F: Float> Normalizer<F> {
 /// As [`Normalizer::new`] and [`Normalizer::apply`].
 ///
 /// ```
-/// use momenta::batchnorm::{normalize, Layout};
+/// use momenta::norm::{normalize, Layout};
 /// let mut y = [0.0; 4];
 /// normalize(&[1.0, 5.0, 3.0, 7.0], Layout::nc(2, 2)?, &[2.0, 6.0], &[1.0, 1.0], 0.0, None, None, &mut y)?;
 /// assert_eq!(y, [-1.0, -1.0, 1.0, 1.0]);
@@ -399,7 +399,7 @@ pub fn normalize<F: Float>(
 /// As [`Normalizer::new`] and [`Normalizer::apply_in_place`].
 ///
 /// ```
-/// use momenta::batchnorm::{normalize_in_place, Layout};
+/// use momenta::norm::{normalize_in_place, Layout};
 /// let mut xs = [1.0_f32, 3.0];
 /// normalize_in_place(&mut xs, Layout::ncl(1, 1, 2)?, &[2.0], &[1.0], 0.0, Some(&[2.0]), Some(&[1.0]))?;
 /// assert_eq!(xs, [-1.0, 3.0]);
@@ -428,7 +428,7 @@ impl<F: Float> BatchStats<F> {
     /// the statistics are [poisoned](BatchStats::is_poisoned).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
     /// assert_eq!(s.normalizer(0.0, None, None)?.scale(), &[1.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -453,7 +453,7 @@ impl<F: Float> BatchStats<F> {
     /// As [`normalizer`](BatchStats::normalizer) and [`Normalizer::apply`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let xs = [1.0, 3.0];
     /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(2, 1)?)?;
     /// let mut y = [0.0; 2];
@@ -480,7 +480,7 @@ impl<F: Float> BatchStats<F> {
     /// As [`normalize`](BatchStats::normalize).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let mut xs = [1.0_f32, 3.0];
     /// let s = BatchStats::<f32>::compute(&xs, Layout::nc(2, 1)?)?;
     /// s.normalize_in_place(&mut xs, Layout::nc(2, 1)?, 0.0, None, None)?;
@@ -509,7 +509,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`Normalizer::new`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::<f64>::new(2, BnConfig::pytorch().with_eps(0.0)?);
     /// assert_eq!(r.normalizer(Some(&[2.0, 3.0]), None)?.scale(), &[2.0, 3.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -529,7 +529,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`Normalizer::new`] and [`Normalizer::apply`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
     /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// let mut y = [0.0; 2];
     /// r.normalize(&[1.0, 5.0], Layout::nc(2, 1)?, None, Some(&[0.5]), &mut y)?;
@@ -554,7 +554,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`normalize`](RunningStats::normalize).
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
     /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// let mut xs = [1.0, 5.0];
     /// r.normalize_in_place(&mut xs, Layout::nc(2, 1)?, None, None)?;

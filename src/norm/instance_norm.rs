@@ -22,7 +22,7 @@ use crate::{Element, Error, Float};
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{BnConfig, InstanceNorm, Layout, RunningStats};
+/// use momenta::norm::{BnConfig, InstanceNorm, Layout, RunningStats};
 ///
 /// // Two samples of 2 channels × 2 positions, channels first.
 /// let xs = [1.0, 3.0, 0.0, 4.0, 5.0, 9.0, 2.0, 2.0];
@@ -52,7 +52,7 @@ impl<F: Float> InstanceNorm<F> {
     /// Instance normalization with PyTorch's eps, `1e-5`.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::InstanceNorm::<f32>::new().eps(), 1e-5);
+    /// assert_eq!(momenta::norm::InstanceNorm::<f32>::new().eps(), 1e-5);
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -69,7 +69,7 @@ impl<F: Float> InstanceNorm<F> {
     /// and non-negative.
     ///
     /// ```
-    /// use momenta::batchnorm::InstanceNorm;
+    /// use momenta::norm::InstanceNorm;
     /// assert!(InstanceNorm::<f64>::new().with_eps(f64::NAN).is_err());
     /// ```
     pub fn with_eps(self, eps: F) -> Result<Self, Error> {
@@ -80,7 +80,7 @@ impl<F: Float> InstanceNorm<F> {
     /// The eps added to the variance.
     ///
     /// ```
-    /// use momenta::batchnorm::InstanceNorm;
+    /// use momenta::norm::InstanceNorm;
     /// assert_eq!(InstanceNorm::<f64>::new().with_eps(1e-3)?.eps(), 1e-3);
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -98,7 +98,7 @@ impl<F: Float> InstanceNorm<F> {
     /// `layout`.
     ///
     /// ```
-    /// use momenta::batchnorm::{InstanceNorm, Layout};
+    /// use momenta::norm::{InstanceNorm, Layout};
     /// // One sample, channels last: 3 positions × 2 channels.
     /// let xs = [1.0_f32, 10.0, 2.0, 20.0, 3.0, 30.0];
     /// let s = InstanceNorm::<f64>::new().statistics(&xs, Layout::nhwc(1, 3, 1, 2)?)?;
@@ -118,7 +118,7 @@ impl<F: Float> InstanceNorm<F> {
     /// As [`statistics`](InstanceNorm::statistics).
     ///
     /// ```
-    /// use momenta::batchnorm::{InstanceNorm, Layout};
+    /// use momenta::norm::{InstanceNorm, Layout};
     /// let xs: Vec<f32> = (0..8 * 3 * 16 * 16).map(|i| (i % 11) as f32).collect();
     /// let layout = Layout::nchw(8, 3, 16, 16)?;
     /// let norm = InstanceNorm::<f64>::new();
@@ -150,7 +150,7 @@ impl<F: Float> InstanceNorm<F> {
     /// for a slice of the wrong length.
     ///
     /// ```
-    /// use momenta::batchnorm::{InstanceNorm, Layout};
+    /// use momenta::norm::{InstanceNorm, Layout};
     /// let xs = [1.0, 3.0, 10.0, 30.0];
     /// let mut y = [0.0; 4];
     /// let norm = InstanceNorm::new().with_eps(0.0)?;
@@ -197,7 +197,7 @@ impl<F: Float> InstanceNorm<F> {
     /// On error nothing changes.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, InstanceNorm, Layout, RunningStats};
+    /// use momenta::norm::{BnConfig, InstanceNorm, Layout, RunningStats};
     /// let xs = [1.0_f32, 3.0, 0.0, 4.0];
     /// let norm = InstanceNorm::<f32>::new();
     /// let stats = norm.statistics(&xs, Layout::ncl(1, 2, 2)?)?;

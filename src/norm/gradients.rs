@@ -40,7 +40,7 @@ use crate::{Element, Error, Float, Merge};
 ///
 /// ```
 /// use momenta::Merge;
-/// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+/// use momenta::norm::{BatchStats, GradSums, Layout};
 ///
 /// // One channel, four values, split over two ranks (1 and 3 values).
 /// let (xs, dy) = ([1.0, 2.0, 3.0, 6.0], [1.0, 0.0, -1.0, 2.0]);
@@ -78,7 +78,7 @@ pub struct GradSums<F> {
 /// bit for bit.
 ///
 /// ```
-/// use momenta::batchnorm::{BatchStats, GradSums, GradSumsParts, Layout};
+/// use momenta::norm::{BatchStats, GradSums, GradSumsParts, Layout};
 /// let stats = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
 /// let sums = GradSums::compute(&[1.0, 3.0], &[0.5, 0.25], Layout::nc(2, 1)?, &stats)?;
 /// let parts: GradSumsParts = sums.to_parts();
@@ -125,7 +125,7 @@ impl<F: Float> GradSums<F> {
     /// [`merge`](Merge::merge).
     ///
     /// ```
-    /// let s = momenta::batchnorm::GradSums::<f32>::new(3);
+    /// let s = momenta::norm::GradSums::<f32>::new(3);
     /// assert_eq!((s.channels(), s.count()), (3, 0));
     /// ```
     #[must_use]
@@ -155,7 +155,7 @@ impl<F: Float> GradSums<F> {
     ///   `stats` is poisoned.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// // NCHW: 1 image, 2 channels of 2 pixels.
     /// let xs = [1.0_f32, 3.0, 10.0, 20.0];
     /// let dy = [1.0_f32, 1.0, 0.5, -0.5];
@@ -184,7 +184,7 @@ impl<F: Float> GradSums<F> {
     /// As [`compute`](GradSums::compute).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let layout = Layout::nhwc(8, 16, 16, 4)?;
     /// let xs: Vec<f32> = (0..layout.len()).map(|i| (i % 11) as f32).collect();
     /// let dy: Vec<f32> = (0..layout.len()).map(|i| (i % 7) as f32 - 3.0).collect();
@@ -244,7 +244,7 @@ impl<F: Float> GradSums<F> {
     /// The number of channels.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GradSums::<f64>::new(2).channels(), 2);
+    /// assert_eq!(momenta::norm::GradSums::<f64>::new(2).channels(), 2);
     /// ```
     #[must_use]
     pub fn channels(&self) -> usize {
@@ -254,7 +254,7 @@ impl<F: Float> GradSums<F> {
     /// The number of values per channel summed.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GradSums::<f64>::new(2).count(), 0);
+    /// assert_eq!(momenta::norm::GradSums::<f64>::new(2).count(), 0);
     /// ```
     #[must_use]
     pub fn count(&self) -> u64 {
@@ -264,7 +264,7 @@ impl<F: Float> GradSums<F> {
     /// `dβ = Σdy` per channel (NaN when poisoned).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let stats = BatchStats::<f64>::compute(&[0.0, 1.0], Layout::nc(1, 2)?)?;
     /// let sums = GradSums::compute(&[0.0, 1.0], &[0.25, -4.0], Layout::nc(1, 2)?, &stats)?;
     /// assert_eq!(sums.grad_bias(), vec![0.25, -4.0]);
@@ -322,7 +322,7 @@ impl<F: Float> GradSums<F> {
     /// sums or the statistics are poisoned.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let xs = [1.0, 3.0];
     /// let stats = BatchStats::<f64>::compute(&xs, Layout::nc(2, 1)?)?; // μ 2, σ² 1
     /// let sums = GradSums::compute(&xs, &[2.0, 5.0], Layout::nc(2, 1)?, &stats)?;
@@ -354,7 +354,7 @@ impl<F: Float> GradSums<F> {
     /// when `stats` and the sums count different numbers of values.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let (xs, dy) = ([1.0, 3.0], [1.0, 1.0]);
     /// let layout = Layout::nc(2, 1)?;
     /// let stats = BatchStats::<f64>::compute(&xs, layout)?;
@@ -451,7 +451,7 @@ impl<F: Float> GradSums<F> {
     /// either side is poisoned. `self` is then unchanged.
     ///
     /// ```
-    /// use momenta::batchnorm::GradSums;
+    /// use momenta::norm::GradSums;
     /// let mut a = GradSums::<f64>::new(2);
     /// assert!(a.try_merge(&GradSums::new(3)).is_err());
     /// assert!(!a.is_poisoned());
@@ -492,7 +492,7 @@ impl<F: Float> GradSums<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::GradSums;
+    /// use momenta::norm::GradSums;
     /// let mut a = GradSums::<f64>::new(2);
     /// a.merge(&GradSums::new(1));
     /// assert!(a.is_poisoned());
@@ -506,7 +506,7 @@ impl<F: Float> GradSums<F> {
     /// The whole state as plain data (see [`GradSumsParts`]).
     ///
     /// ```
-    /// let p = momenta::batchnorm::GradSums::<f32>::new(1).to_parts();
+    /// let p = momenta::norm::GradSums::<f32>::new(1).to_parts();
     /// assert_eq!(p.sum_dy_dx, vec![0.0]);
     /// ```
     #[must_use]
@@ -530,7 +530,7 @@ impl<F: Float> GradSums<F> {
     /// when the count is 0 and a sum is not.
     ///
     /// ```
-    /// use momenta::batchnorm::{GradSums, GradSumsParts};
+    /// use momenta::norm::{GradSums, GradSumsParts};
     /// let bad = GradSumsParts { count: 0, centre: vec![0.0], sum_dy: vec![1.0], sum_dy_dx: vec![0.0], poisoned: false };
     /// assert!(GradSums::<f64>::from_parts(bad).is_err());
     /// ```
@@ -564,7 +564,7 @@ impl<F: Float> Merge for GradSums<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let stats = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0], Layout::nc(3, 1)?)?;
     /// let whole = GradSums::compute(&[1.0, 2.0, 3.0], &[1.0, 2.0, 4.0], Layout::nc(3, 1)?, &stats)?;
     /// let mut a = GradSums::compute(&[1.0], &[1.0], Layout::nc(1, 1)?, &stats)?;

@@ -22,7 +22,7 @@ use crate::{Element, Error, Float};
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{GroupNorm, Layout};
+/// use momenta::norm::{GroupNorm, Layout};
 ///
 /// // One sample, 4 channels of 2 positions, channels first; 2 groups.
 /// let xs = [1.0, 3.0, 5.0, 7.0, 10.0, 10.0, 20.0, 20.0];
@@ -53,7 +53,7 @@ impl<F: Float> GroupNorm<F> {
     /// checked against each tensor.)
     ///
     /// ```
-    /// use momenta::batchnorm::GroupNorm;
+    /// use momenta::norm::GroupNorm;
     /// assert_eq!(GroupNorm::<f32>::new(8)?.groups(), 8);
     /// assert!(GroupNorm::<f32>::new(0).is_err());
     /// # Ok::<(), momenta::Error>(())
@@ -74,7 +74,7 @@ impl<F: Float> GroupNorm<F> {
     /// naming `eps` unless it is finite and non-negative.
     ///
     /// ```
-    /// use momenta::batchnorm::GroupNorm;
+    /// use momenta::norm::GroupNorm;
     /// assert_eq!(GroupNorm::<f64>::new(2)?.with_eps(1e-3)?.eps(), 1e-3);
     /// assert!(GroupNorm::<f64>::new(2)?.with_eps(-1.0).is_err());
     /// # Ok::<(), momenta::Error>(())
@@ -87,7 +87,7 @@ impl<F: Float> GroupNorm<F> {
     /// The number of groups.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GroupNorm::<f64>::new(4)?.groups(), 4);
+    /// assert_eq!(momenta::norm::GroupNorm::<f64>::new(4)?.groups(), 4);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -98,7 +98,7 @@ impl<F: Float> GroupNorm<F> {
     /// The eps added to the variance.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GroupNorm::<f32>::new(1)?.eps(), 1e-5);
+    /// assert_eq!(momenta::norm::GroupNorm::<f32>::new(1)?.eps(), 1e-5);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -118,7 +118,7 @@ impl<F: Float> GroupNorm<F> {
     /// naming `groups` when they do not divide the channels.
     ///
     /// ```
-    /// use momenta::batchnorm::{GroupNorm, Layout};
+    /// use momenta::norm::{GroupNorm, Layout};
     /// // Two samples, channels last: 2 positions × 2 channels each.
     /// let xs = [1.0_f32, 2.0, 3.0, 4.0, 10.0, 20.0, 30.0, 40.0];
     /// let s = GroupNorm::<f64>::new(1)?.statistics(&xs, Layout::nhwc(2, 1, 2, 2)?)?;
@@ -139,7 +139,7 @@ impl<F: Float> GroupNorm<F> {
     /// As [`statistics`](GroupNorm::statistics).
     ///
     /// ```
-    /// use momenta::batchnorm::{GroupNorm, Layout};
+    /// use momenta::norm::{GroupNorm, Layout};
     /// let xs: Vec<f32> = (0..4 * 8 * 6 * 6).map(|i| (i % 13) as f32).collect();
     /// let layout = Layout::nhwc(4, 6, 6, 8)?;
     /// let gn = GroupNorm::<f64>::new(2)?;
@@ -165,7 +165,7 @@ impl<F: Float> GroupNorm<F> {
     /// naming `output`, `gamma` or `beta` for a slice of the wrong length.
     ///
     /// ```
-    /// use momenta::batchnorm::{GroupNorm, Layout};
+    /// use momenta::norm::{GroupNorm, Layout};
     /// let xs = [0.0_f32, 2.0, 4.0, 6.0];
     /// let mut y = [0.0_f32; 4];
     /// let gn = GroupNorm::new(2)?.with_eps(0.0)?;
