@@ -73,6 +73,9 @@ pub struct BatchStats<F> {
     moments: Vec<Moments<f64>>,
     /// `moments` rounded to `F`, so that `mean()` can return a slice.
     mean: Vec<F>,
+    /// The biased variances rounded to `F`, so that `var()` can return a
+    /// slice.
+    var: Vec<F>,
     poisoned: bool,
 }
 
@@ -91,13 +94,19 @@ fn mean_of(m: &Moments<f64>) -> f64 {
     m.mean().unwrap_or(f64::NAN)
 }
 
+fn var_of(m: &Moments<f64>) -> f64 {
+    m.variance(0).unwrap_or(f64::NAN)
+}
+
 impl<F: Float> BatchStats<F> {
     pub(super) fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
         let mean = moments.iter().map(|m| F::from_f64(mean_of(m))).collect();
+        let var = moments.iter().map(|m| F::from_f64(var_of(m))).collect();
         Self {
             count,
             moments,
             mean,
+            var,
             poisoned: false,
         }
     }
@@ -355,6 +364,7 @@ impl<F: Float> BatchStats<F> {
     fn poison(&mut self) {
         self.poisoned = true;
         self.mean.iter_mut().for_each(|m| *m = F::nan());
+        self.var.iter_mut().for_each(|v| *v = F::nan());
     }
 
     /// The number of channels.
@@ -426,6 +436,9 @@ impl<F: Float> BatchStats<F> {
     /// The per-channel biased variance `M2/n` — the one BatchNorm
     /// normalizes with in training. NaN when the count is 0.
     ///
+    /// A new vector each call; [`var`](BatchStats::var) lends the same
+    /// values as a slice, as [`mean`](BatchStats::mean) does the means.
+    ///
     /// ```
     /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
@@ -434,7 +447,28 @@ impl<F: Float> BatchStats<F> {
     /// ```
     #[must_use]
     pub fn variance(&self) -> Vec<F> {
-        self.per_channel(|m| m.variance(0).unwrap_or(f64::NAN))
+        self.var.clone()
+    }
+
+    /// The per-channel biased variance `M2/n` as a slice: the partner of
+    /// [`mean`](BatchStats::mean), as [`RunningStats::mean`](super::RunningStats::mean)
+    /// and [`RunningStats::var`](super::RunningStats::var) are (PyTorch's
+    /// `mean`/`var` pair). The same values as
+    /// [`variance`](BatchStats::variance), without a new vector; NaN when
+    /// the count is 0 or the statistics are
+    /// [poisoned](BatchStats::is_poisoned).
+    ///
+    /// ```
+    /// use momenta::norm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
+    /// let (mean, var): (&[f64], &[f64]) = (s.mean(), s.var());
+    /// assert_eq!((mean, var), (&[2.0, 15.0][..], &[1.0, 25.0][..]));
+    /// assert_eq!(s.var(), s.variance());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn var(&self) -> &[F] {
+        &self.var
     }
 
     /// The per-channel unbiased variance `M2/(n − 1)` (Bessel's
@@ -498,14 +532,11 @@ impl<F: Float> BatchStats<F> {
         if self.poisoned || other.poisoned {
             return Err(poisoned_error());
         }
-        for ((m, o), mean) in self
-            .moments
-            .iter_mut()
-            .zip(&other.moments)
-            .zip(&mut self.mean)
-        {
+        let cached = self.mean.iter_mut().zip(&mut self.var);
+        for ((m, o), (mean, var)) in self.moments.iter_mut().zip(&other.moments).zip(cached) {
             m.merge(o);
             *mean = F::from_f64(mean_of(m));
+            *var = F::from_f64(var_of(m));
         }
         self.count = self.count.saturating_add(other.count);
         Ok(())

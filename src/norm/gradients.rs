@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+use super::backward::{DxCoefficients, write_dx};
 use super::{BatchStats, Layout, checks};
 use crate::{Element, Error, Float, Merge};
 
@@ -279,7 +280,7 @@ impl<F: Float> GradSums<F> {
     }
 
     /// `Σdy·(x − μ)` about `stats`' means, and `1/√(σ² + eps)`, per channel.
-    fn about(&self, stats: &BatchStats<F>, eps: F) -> Result<Vec<(f64, f64)>, Error> {
+    pub(super) fn about(&self, stats: &BatchStats<F>, eps: F) -> Result<Vec<(f64, f64)>, Error> {
         if self.poisoned {
             return Err(poisoned_error());
         }
@@ -376,6 +377,23 @@ impl<F: Float> GradSums<F> {
         gamma: Option<&[F]>,
         dx: &mut [F],
     ) -> Result<(), Error> {
+        self.grad_input_into(xs, dy, layout, stats, eps, gamma, dx)
+    }
+
+    /// [`grad_input`](GradSums::grad_input) for any element types in and
+    /// out (what [`BatchNorm::grad_input`](super::BatchNorm::grad_input)
+    /// calls).
+    #[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+    pub(super) fn grad_input_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        dy: &[S],
+        layout: Layout,
+        stats: &BatchStats<F>,
+        eps: F,
+        gamma: Option<&[F]>,
+        dx: &mut [O],
+    ) -> Result<(), Error> {
         layout.check(xs.len())?;
         if dy.len() != xs.len() {
             return Err(Error::length("gradient", xs.len(), dy.len()));
@@ -385,24 +403,14 @@ impl<F: Float> GradSums<F> {
         }
         checks::channel_len("layout channels", &self.sum_dy, layout.channels())?;
         checks::optional_channel_len("gamma", gamma, self.channels())?;
-        if stats.count() != self.count {
-            #[allow(
-                clippy::cast_possible_truncation,
-                reason = "reported in the message; saturates"
-            )]
-            return Err(Error::length(
-                "statistics count",
-                self.count as usize,
-                stats.count() as usize,
-            ));
-        }
+        self.check_count(stats)?;
         let per_channel = self.about(stats, eps)?;
         #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
         let n = self.count as f64;
         // Per channel: dx = a·dy + b·(x − μ) + c, with x − μ taken as
         // (x − shift) − offset, which keeps the digits a rounded mean
         // would lose far from zero.
-        let coefficients: Vec<(f64, f64, f64, f64, f64)> = per_channel
+        let coefficients: Vec<DxCoefficients> = per_channel
             .iter()
             .zip(stats.moments())
             .zip(&self.sum_dy)
@@ -410,33 +418,56 @@ impl<F: Float> GradSums<F> {
             .map(|(ch, (((dyx, rstd), m), &sdy))| {
                 let g = gamma.and_then(|g| g.get(ch)).map_or(1.0, |g| g.as_f64());
                 let scale = g * rstd;
-                (
-                    m.shift,
-                    m.offset,
-                    scale,
-                    -scale * dyx * rstd * rstd / n,
-                    -scale * sdy / n,
-                )
+                DxCoefficients {
+                    shift: m.shift,
+                    offset: m.offset,
+                    a: scale,
+                    b: -scale * dyx * rstd * rstd / n,
+                    c: -scale * sdy / n,
+                }
             })
             .collect();
-        if layout.is_empty() {
+        write_dx(xs, dy, layout.channels(), layout.inner(), &coefficients, dx);
+        Ok(())
+    }
+
+    /// Fails unless `stats` count as many values as the sums.
+    pub(super) fn check_count(&self, stats: &BatchStats<F>) -> Result<(), Error> {
+        if stats.count() == self.count {
             return Ok(());
         }
-        let inner = layout.inner();
-        let slab = layout.channels() * inner;
-        let slabs = xs.chunks_exact(slab).zip(dy.chunks_exact(slab));
-        for ((x, g), out) in slabs.zip(dx.chunks_exact_mut(slab)) {
-            let runs = x.chunks_exact(inner).zip(g.chunks_exact(inner));
-            for (((x, g), out), &(shift, offset, a, b, c)) in
-                runs.zip(out.chunks_exact_mut(inner)).zip(&coefficients)
-            {
-                for ((&x, &g), out) in x.iter().zip(g).zip(out) {
-                    let centred = (x.as_f64() - shift) - offset;
-                    *out = F::from_f64(a * g.as_f64() + b * centred + c);
-                }
-            }
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "reported in the message; saturates"
+        )]
+        Err(Error::length(
+            "statistics count",
+            self.count as usize,
+            stats.count() as usize,
+        ))
+    }
+
+    /// Sums built by a layer's engine: per channel, the centre and the two
+    /// sums about it.
+    pub(super) fn from_sums(
+        count: u64,
+        centre: Vec<f64>,
+        sum_dy: Vec<f64>,
+        sum_dyx: Vec<f64>,
+    ) -> Self {
+        Self {
+            count,
+            centre,
+            sum_dy,
+            sum_dyx,
+            poisoned: false,
+            float: PhantomData,
         }
-        Ok(())
+    }
+
+    /// Per channel, `Σdy`.
+    pub(super) fn sum_dy(&self) -> &[f64] {
+        &self.sum_dy
     }
 
     /// Adds `other`'s sums to these (synchronized BatchNorm's all-reduce).

@@ -12,7 +12,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{BatchStats, Layout, Normalizer, checks};
+use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd, write_dx};
+use super::normalize::WideNormalizer;
+use super::{BatchStats, GradSums, Layout, Normalizer, checks};
 use crate::cumulative::moments::Moments;
 use crate::{Element, Error, Float};
 
@@ -155,6 +157,296 @@ pub(super) fn normalize_groups<F: Float>(
         let g = n * groups..(n + 1) * groups;
         let moments = spread(stats.moments().get(g).unwrap_or(&[]));
         Normalizer::from_moments(&moments, eps, gamma, beta)?.apply(x, sample_layout, y)?;
+    }
+    Ok(())
+}
+
+/// The group of every channel of a sample, and the geometry of one
+/// sample, for the backward pass and the wide normalization.
+#[derive(Clone, Copy)]
+struct Geometry {
+    samples: usize,
+    channels: usize,
+    groups: usize,
+    per_group: usize,
+    inner: usize,
+    /// Values per sample: `positions · channels · inner`.
+    len: usize,
+}
+
+impl Geometry {
+    /// The geometry of `layout` in `groups` groups, checked.
+    fn new(layout: Layout, groups: usize) -> Result<Self, Error> {
+        check_groups(groups, layout.channels())?;
+        let channels = layout.channels();
+        Ok(Self {
+            samples: layout.samples(),
+            channels,
+            groups,
+            per_group: channels / groups,
+            inner: layout.inner(),
+            len: layout.positions() * channels * layout.inner(),
+        })
+    }
+
+    /// Checks that `stats` has one group per group of every sample.
+    fn check_stats<F: Float>(&self, stats: &BatchStats<F>) -> Result<(), Error> {
+        stats.check_usable()?;
+        let expected = self.samples * self.groups;
+        if stats.channels() == expected {
+            Ok(())
+        } else {
+            Err(Error::length(
+                "statistics groups",
+                expected,
+                stats.channels(),
+            ))
+        }
+    }
+
+    /// The group statistics' index of channel `c` of sample `n`.
+    fn group_of(&self, n: usize, c: usize) -> usize {
+        n * self.groups + c / self.per_group
+    }
+}
+
+/// `(Σdy, Σdy·(x − shift))` for every channel of every sample
+/// (sample-major), each about its group's shift in `stats`: the
+/// per-channel grad kernel on each sample seen as `[P, C, inner]` — or,
+/// channels first, on the whole tensor seen as `[1, N·C, inner]`.
+fn channel_grad_sums<S: Element, F: Float>(
+    xs: &[S],
+    dy: &[S],
+    geometry: Geometry,
+    positions: usize,
+    stats: &BatchStats<F>,
+    parallel: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    let moments = stats.moments();
+    let centre: Vec<f64> = (0..geometry.samples * geometry.channels)
+        .map(|i| {
+            let (n, c) = (i / geometry.channels.max(1), i % geometry.channels.max(1));
+            moments
+                .get(geometry.group_of(n, c))
+                .map_or(f64::NAN, |m| m.shift)
+        })
+        .collect();
+    let kernel = |x: &[S], g: &[S], outer: usize, channels: usize, centre: &[f64]| {
+        #[cfg(feature = "rayon")]
+        if parallel {
+            return crate::kernels::par_channel_grad_sums(
+                x,
+                g,
+                outer,
+                channels,
+                geometry.inner,
+                centre,
+            );
+        }
+        crate::kernels::channel_grad_sums(x, g, outer, channels, geometry.inner, centre)
+    };
+    if geometry.len == 0 {
+        let zeros = vec![0.0; centre.len()];
+        return (zeros.clone(), zeros);
+    }
+    if positions == 1 {
+        return kernel(xs, dy, 1, geometry.samples * geometry.channels, &centre);
+    }
+    let sample = |(n, (x, g)): (usize, (&[S], &[S]))| {
+        let range = n * geometry.channels..(n + 1) * geometry.channels;
+        kernel(x, g, positions, geometry.channels, &centre[range])
+    };
+    let pairs = xs
+        .chunks_exact(geometry.len)
+        .zip(dy.chunks_exact(geometry.len));
+    #[cfg(feature = "rayon")]
+    let each: Vec<(Vec<f64>, Vec<f64>)> = if parallel {
+        use rayon::prelude::*;
+        xs.par_chunks_exact(geometry.len)
+            .zip(dy.par_chunks_exact(geometry.len))
+            .enumerate()
+            .map(sample)
+            .collect()
+    } else {
+        pairs.enumerate().map(sample).collect()
+    };
+    #[cfg(not(feature = "rayon"))]
+    let each: Vec<(Vec<f64>, Vec<f64>)> = pairs.enumerate().map(sample).collect();
+    let mut sum_dy = Vec::with_capacity(centre.len());
+    let mut sum_dyx = Vec::with_capacity(centre.len());
+    for (a, b) in each {
+        sum_dy.extend(a);
+        sum_dyx.extend(b);
+    }
+    (sum_dy, sum_dyx)
+}
+
+/// The backward sums of a group normalization (one pass over `xs` and
+/// `dy`): per group of every sample, `Σĝ` and `Σĝ·(x − shift)` with
+/// `ĝ = γ·dy`, as [`GradSums`] whose channels are the groups; and this
+/// tensor's `dγ`, `dβ` per channel.
+///
+/// # Errors
+///
+/// Slices that do not hold the layout, a bad group count, statistics of
+/// another shape or poisoned, a bad eps or `γ`.
+pub(super) fn group_grad_sums<S: Element, F: Float>(
+    pass: &Backward<'_, F, S>,
+    groups: usize,
+    eps: F,
+    parallel: bool,
+) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+    pass.check_tensors()?;
+    let layout = pass.layout();
+    let geometry = Geometry::new(layout, groups)?;
+    let stats = pass.stats();
+    geometry.check_stats(stats)?;
+    checks::eps(eps)?;
+    let gamma = pass.gamma();
+    check_gamma(gamma, geometry.channels)?;
+    let (sum_dy, sum_dyx) = channel_grad_sums(
+        pass.xs(),
+        pass.dy(),
+        geometry,
+        layout.positions(),
+        stats,
+        parallel,
+    );
+    let eps = eps.as_f64();
+    let moments = stats.moments();
+    let gamma_of = |c: usize| gamma.and_then(|g| g.get(c)).map_or(1.0, |g| g.as_f64());
+    let mut group_dy = vec![0.0; geometry.samples * groups];
+    let mut group_dyx = vec![0.0; geometry.samples * groups];
+    let mut weight = vec![0.0; geometry.channels];
+    let mut bias = vec![0.0; geometry.channels];
+    if geometry.len > 0 {
+        for (i, (&sdy, &sdyx)) in sum_dy.iter().zip(&sum_dyx).enumerate() {
+            let (n, c) = (i / geometry.channels, i % geometry.channels);
+            let g = geometry.group_of(n, c);
+            let m = moments.get(g).copied().unwrap_or_default();
+            // About the mean, shift + offset, in two steps (as
+            // `GradSums::about` does): the sums are about the shift.
+            let about_mean = sdyx - m.offset * sdy;
+            bias[c] += sdy;
+            weight[c] += about_mean * rstd(&m, eps);
+            let gamma = gamma_of(c);
+            group_dy[g] += gamma * sdy;
+            group_dyx[g] += gamma * sdyx;
+        }
+    }
+    let centre = moments.iter().map(|m| m.shift).collect();
+    let count =
+        (layout.positions() as u64).saturating_mul((geometry.per_group * geometry.inner) as u64);
+    Ok((
+        GradSums::from_sums(count, centre, group_dy, group_dyx),
+        AffineGrads::from_f64(&weight, &bias),
+    ))
+}
+
+/// `dx` of a group normalization from the (merged) group sums of
+/// [`group_grad_sums`], written to `dx` in `O`.
+///
+/// # Errors
+///
+/// As [`group_grad_sums`], and sums of another group count or count,
+/// poisoned sums, or a `dx` of the wrong length.
+pub(super) fn group_grad_input<S: Element, O: Element, F: Float>(
+    sums: &GradSums<F>,
+    pass: &Backward<'_, F, S>,
+    groups: usize,
+    eps: F,
+    dx: &mut [O],
+) -> Result<(), Error> {
+    pass.check_output(dx.len())?;
+    let layout = pass.layout();
+    let geometry = Geometry::new(layout, groups)?;
+    let stats = pass.stats();
+    geometry.check_stats(stats)?;
+    checks::channel_len("gradient sums groups", sums.sum_dy(), stats.channels())?;
+    let gamma = pass.gamma();
+    check_gamma(gamma, geometry.channels)?;
+    sums.check_count(stats)?;
+    let about = sums.about(stats, eps)?;
+    #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
+    let count = stats.count() as f64;
+    let moments = stats.moments();
+    let coefficients: Vec<DxCoefficients> = (0..geometry.samples * geometry.channels)
+        .map(|i| {
+            let (sample, channel) = (i / geometry.channels, i % geometry.channels);
+            let group = geometry.group_of(sample, channel);
+            let m = moments.get(group).copied().unwrap_or_default();
+            let (about_mean, rstd) = about.get(group).copied().unwrap_or((f64::NAN, f64::NAN));
+            let sum = sums.sum_dy().get(group).copied().unwrap_or(f64::NAN);
+            let gamma = gamma
+                .and_then(|v| v.get(channel))
+                .map_or(1.0, |v| v.as_f64());
+            DxCoefficients::new(&m, count, rstd, sum, about_mean, gamma)
+        })
+        .collect();
+    if geometry.len == 0 {
+        return Ok(());
+    }
+    let samples = pass
+        .xs()
+        .chunks_exact(geometry.len)
+        .zip(pass.dy().chunks_exact(geometry.len))
+        .zip(dx.chunks_exact_mut(geometry.len))
+        .zip(coefficients.chunks_exact(geometry.channels));
+    for (((x, g), out), k) in samples {
+        write_dx(x, g, geometry.channels, geometry.inner, k, out);
+    }
+    Ok(())
+}
+
+/// Normalizes every sample of `xs` into `out` in `f64`, each value rounded
+/// once to `O`: `(x − hi)·scale + (β − lo·scale)` with each group's mean
+/// as `hi + lo` (see [`Centre`](super::normalize::Centre)).
+///
+/// # Errors
+///
+/// As [`normalize_groups`].
+#[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+pub(super) fn normalize_groups_wide<S: Element, O: Element, F: Float>(
+    xs: &[S],
+    layout: Layout,
+    groups: usize,
+    stats: &BatchStats<F>,
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+    out: &mut [O],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    let geometry = Geometry::new(layout, groups)?;
+    geometry.check_stats(stats)?;
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, geometry.channels)?;
+    checks::optional_channel_len("beta", beta, geometry.channels)?;
+    if geometry.len == 0 {
+        return Ok(());
+    }
+    let samples = xs
+        .chunks_exact(geometry.len)
+        .zip(out.chunks_exact_mut(geometry.len));
+    for (n, (x, y)) in samples.enumerate() {
+        let moments: Vec<Moments<f64>> = (0..geometry.channels)
+            .map(|c| {
+                stats
+                    .moments()
+                    .get(geometry.group_of(n, c))
+                    .copied()
+                    .unwrap_or_default()
+            })
+            .collect();
+        WideNormalizer::from_moments(&moments, eps, gamma, beta)?.apply(
+            x,
+            geometry.channels,
+            geometry.inner,
+            y,
+        );
     }
     Ok(())
 }

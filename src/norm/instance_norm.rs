@@ -3,7 +3,9 @@
 
 use alloc::vec::Vec;
 
-use super::{BatchStats, GroupNorm, Layout, RunningStats, checks};
+use super::backward::{AffineGrads, Backward};
+use super::normalize::WideNormalizer;
+use super::{BatchStats, BnConfig, GradSums, GroupNorm, Layout, RunningStats, checks};
 use crate::error::ErrorKind;
 use crate::{Element, Error, Float};
 
@@ -17,7 +19,25 @@ use crate::{Element, Error, Float};
 /// With `track_running_stats`, PyTorch also keeps a running mean and
 /// variance per channel: [`update_running`](InstanceNorm::update_running)
 /// applies its update, and evaluation normalizes with them like
-/// BatchNorm ([`RunningStats::normalize`]).
+/// BatchNorm.
+///
+/// # One eps
+///
+/// PyTorch's layer has one eps, for training and evaluation alike. Here it
+/// is the layer's: [`normalize_running`](InstanceNorm::normalize_running)
+/// evaluates with the running statistics and the layer's eps, and
+/// [`from_config`](InstanceNorm::from_config) builds the layer with the
+/// eps of the configuration its running statistics use. (Evaluating
+/// through [`RunningStats::normalize`] instead takes the configuration's
+/// eps, which a layer built with [`with_eps`](InstanceNorm::with_eps) may
+/// not share.)
+///
+/// # Backward
+///
+/// [`backward`](InstanceNorm::backward) (with [`grad_sums`](InstanceNorm::grad_sums)
+/// and [`grad_input`](InstanceNorm::grad_input) for statistics merged
+/// across workers) gives PyTorch's autograd `dx`, `dγ`, `dβ`: the
+/// [`GroupNorm`] backward with one channel per group.
 ///
 /// # Example
 ///
@@ -75,6 +95,23 @@ impl<F: Float> InstanceNorm<F> {
     pub fn with_eps(self, eps: F) -> Result<Self, Error> {
         checks::eps(eps)?;
         Ok(Self { eps })
+    }
+
+    /// The layer with the eps of `config`, the configuration of its
+    /// running statistics: one eps for training and evaluation, as
+    /// PyTorch's `InstanceNorm2d(C, eps, momentum, track_running_stats=True)`.
+    ///
+    /// ```
+    /// use momenta::norm::{BnConfig, InstanceNorm, RunningStats};
+    /// let config = BnConfig::<f32>::pytorch().with_eps(1e-3)?;
+    /// let norm = InstanceNorm::from_config(&config);
+    /// let running = RunningStats::new(8, config);
+    /// assert_eq!(norm.eps(), running.config().eps());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn from_config(config: &BnConfig<F>) -> Self {
+        Self { eps: config.eps() }
     }
 
     /// The eps added to the variance.
@@ -245,5 +282,193 @@ impl<F: Float> InstanceNorm<F> {
         let mean: Vec<f64> = mean.iter().map(|m| m / n).collect();
         let var: Vec<f64> = var.iter().map(|v| v / n).collect();
         running.blend_in(&mean, &var)
+    }
+
+    /// Evaluation mode with `track_running_stats`: normalizes `xs` (shape
+    /// `layout`, any [`Element`] type) into `out` (any `Element` type) with
+    /// the running mean and variance of `running` and this layer's eps —
+    /// PyTorch's `InstanceNorm` in `eval()`, whose one eps serves both
+    /// modes. In `f64`, each value rounded once.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`] naming `data` or `output` for a slice
+    /// that does not hold `layout`, `layout channels` when `running` has
+    /// another channel count, `gamma` or `beta` for a vector of the wrong
+    /// length.
+    ///
+    /// ```
+    /// use momenta::norm::{BnConfig, InstanceNorm, Layout, RunningStats};
+    /// // Running statistics kept with eps 1e-5; the layer's eps is 0.
+    /// let running = RunningStats::with_state(&[1.0], &[4.0], BnConfig::pytorch())?;
+    /// let norm = InstanceNorm::<f64>::new().with_eps(0.0)?;
+    /// let mut y = [0.0; 2];
+    /// norm.normalize_running(&running, &[1.0, 5.0], Layout::ncl(1, 1, 2)?, None, None, &mut y)?;
+    /// assert_eq!(y, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_running<S: Element, O: Element>(
+        &self,
+        running: &RunningStats<F>,
+        xs: &[S],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<(), Error> {
+        layout.check(xs.len())?;
+        if layout.channels() != running.channels() {
+            return Err(Error::length(
+                "layout channels",
+                running.channels(),
+                layout.channels(),
+            ));
+        }
+        if out.len() != xs.len() {
+            return Err(Error::length("output", xs.len(), out.len()));
+        }
+        WideNormalizer::from_mean_var(running.mean(), running.var(), self.eps, gamma, beta)?.apply(
+            xs,
+            layout.channels(),
+            layout.inner(),
+            out,
+        );
+        Ok(())
+    }
+
+    /// Normalizes `xs` (shape `layout`, any [`Element`] type: `f16`/`bf16`
+    /// with the `half` feature) into `out` (any `Element` type) with each
+    /// instance's statistics, and returns them. Each value is computed in
+    /// `f64` and rounded once to the output type.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](InstanceNorm::normalize).
+    ///
+    /// ```
+    /// use momenta::norm::{InstanceNorm, Layout};
+    /// let xs = [1.0_f32, 3.0, 10.0, 30.0];
+    /// let mut y = [0.0_f64; 4];
+    /// InstanceNorm::<f32>::new().with_eps(0.0)?.normalize_into(&xs, Layout::ncl(1, 2, 2)?, None, None, &mut y)?;
+    /// assert_eq!(y, [-1.0, 1.0, -1.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<BatchStats<F>, Error> {
+        self.per_channel(layout)?
+            .normalize_into(xs, layout, gamma, beta, out)
+    }
+
+    /// The backward sums of `pass`, in one pass over `xs` and `dy`: per
+    /// channel of every sample, `Σĝ` and `Σĝ·(x − shift)` with `ĝ = γ·dy`
+    /// (see [`GroupNorm::grad_sums`]), and this tensor's `dγ`, `dβ`.
+    ///
+    /// # Errors
+    ///
+    /// As [`GroupNorm::grad_sums`].
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, InstanceNorm, Layout};
+    /// let (xs, dy) = ([1.0, 3.0, 10.0, 30.0], [1.0, 0.0, 0.0, 1.0]);
+    /// let layout = Layout::ncl(1, 2, 2)?;
+    /// let norm = InstanceNorm::<f64>::new().with_eps(0.0)?;
+    /// let stats = norm.statistics(&xs, layout)?;
+    /// let (sums, grads) = norm.grad_sums(&Backward::new(&xs, &dy, layout, &stats))?;
+    /// assert_eq!((sums.channels(), grads.weight), (2, vec![-1.0, 1.0]));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn grad_sums<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+    ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+        self.per_channel(pass.layout())?.grad_sums(pass)
+    }
+
+    /// [`grad_sums`](InstanceNorm::grad_sums) on every rayon thread
+    /// (feature `rayon`): the same sums, bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// As [`GroupNorm::grad_sums`].
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, InstanceNorm, Layout};
+    /// let layout = Layout::nchw(4, 3, 16, 16)?;
+    /// let xs: Vec<f32> = (0..layout.len()).map(|i| (i % 11) as f32).collect();
+    /// let norm = InstanceNorm::<f32>::new();
+    /// let stats = norm.statistics(&xs, layout)?;
+    /// let pass = Backward::new(&xs, &xs, layout, &stats);
+    /// assert_eq!(norm.par_grad_sums(&pass)?, norm.grad_sums(&pass)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_grad_sums<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+    ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+        self.per_channel(pass.layout())?.par_grad_sums(pass)
+    }
+
+    /// `dx` of `pass` from the sums of [`grad_sums`](InstanceNorm::grad_sums)
+    /// (merged across the workers that split the samples), written to `dx`
+    /// (any [`Element`] type), each value rounded once.
+    ///
+    /// # Errors
+    ///
+    /// As [`GroupNorm::grad_input`].
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, InstanceNorm, Layout};
+    /// let (xs, dy) = ([1.0, 3.0], [2.0, 2.0]);
+    /// let layout = Layout::ncl(1, 1, 2)?;
+    /// let norm = InstanceNorm::<f64>::new();
+    /// let stats = norm.statistics(&xs, layout)?;
+    /// let pass = Backward::new(&xs, &dy, layout, &stats);
+    /// let mut dx = [1.0; 2];
+    /// norm.grad_input(&norm.grad_sums(&pass)?.0, &pass, &mut dx)?;
+    /// assert_eq!(dx, [0.0, 0.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn grad_input<S: Element, O: Element>(
+        &self,
+        sums: &GradSums<F>,
+        pass: &Backward<'_, F, S>,
+        dx: &mut [O],
+    ) -> Result<(), Error> {
+        self.per_channel(pass.layout())?.grad_input(sums, pass, dx)
+    }
+
+    /// The whole backward pass on one process: `dx` written to `dx`, and
+    /// `dγ`, `dβ` per channel returned — PyTorch's `x.grad`, `weight.grad`
+    /// and `bias.grad` of `F.instance_norm(x, weight=…, bias=…, eps=…)`.
+    ///
+    /// # Errors
+    ///
+    /// As [`GroupNorm::grad_input`].
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, InstanceNorm, Layout};
+    /// let (xs, dy) = ([1.0_f32, 3.0, 10.0, 30.0], [1.0_f32, 0.0, 0.5, 0.5]);
+    /// let layout = Layout::ncl(1, 2, 2)?;
+    /// let norm = InstanceNorm::<f32>::new();
+    /// let stats = norm.statistics(&xs, layout)?;
+    /// let mut dx = [0.0_f32; 4];
+    /// let grads = norm.backward(&Backward::new(&xs, &dy, layout, &stats), &mut dx)?;
+    /// assert_eq!(grads.bias, vec![1.0, 1.0]);
+    /// assert_eq!(&dx[2..], &[0.0, 0.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn backward<S: Element, O: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+        dx: &mut [O],
+    ) -> Result<AffineGrads<F>, Error> {
+        self.per_channel(pass.layout())?.backward(pass, dx)
     }
 }

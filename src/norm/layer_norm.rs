@@ -1,8 +1,121 @@
 //! `LayerNorm`: statistics per row of trailing features.
 
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd};
 use super::normalize::Centre;
-use super::{BatchStats, Layout, checks};
+use super::{BatchStats, GradSums, Layout, checks};
+use crate::cumulative::moments::Moments;
+use crate::kernels::Schedule;
 use crate::{Element, Error, Float};
+
+/// Rows of a leaf of the backward sums' tree: at least this many values
+/// (and 8 rows, so that adding the leaves' per-feature sums costs little
+/// beside the leaf's own work).
+const LEAF_VALUES: usize = 16_384;
+
+/// How one sample's features lie in memory against the order of γ and β,
+/// PyTorch's `(C, H, W)`: channels last (`[P, C, inner]` with `P > 1` and
+/// `C > 1`) needs a permutation, every other layout none.
+#[derive(Clone, Copy, Debug)]
+struct Order {
+    positions: usize,
+    channels: usize,
+    inner: usize,
+}
+
+impl Order {
+    /// The memory index of each feature in `(C, P, inner)` order:
+    /// `(c·P + p)·inner + i` lies at `(p·C + c)·inner + i`.
+    fn memory_index(&self, logical: usize) -> usize {
+        let (cp, i) = (logical / self.inner, logical % self.inner);
+        let (c, p) = (cp / self.positions, cp % self.positions);
+        (p * self.channels + c) * self.inner + i
+    }
+
+    /// A vector in `(C, P, inner)` order, in memory order, in `f64`.
+    fn to_memory<F: Float>(order: Option<Self>, logical: &[F]) -> Vec<f64> {
+        let mut out = vec![0.0; logical.len()];
+        for (j, v) in logical.iter().enumerate() {
+            let k = order.map_or(j, |o| o.memory_index(j));
+            if let Some(slot) = out.get_mut(k) {
+                *slot = v.as_f64();
+            }
+        }
+        out
+    }
+
+    /// A vector in memory order, in `(C, P, inner)` order.
+    fn from_memory(order: Option<Self>, memory: &[f64]) -> Vec<f64> {
+        (0..memory.len())
+            .map(|j| {
+                let k = order.map_or(j, |o| o.memory_index(j));
+                memory.get(k).copied().unwrap_or(f64::NAN)
+            })
+            .collect()
+    }
+}
+
+/// The backward sums of the rows `lo..hi`: per row `Σĝ` and
+/// `Σĝ·(x − shift)` (`ĝ = γ·dy`), and per feature `Σdy·x̂` and `Σdy`.
+struct RowSums {
+    sum: Vec<f64>,
+    sum_about_shift: Vec<f64>,
+    weight: Vec<f64>,
+    bias: Vec<f64>,
+}
+
+impl RowSums {
+    #[allow(
+        clippy::needless_pass_by_value,
+        reason = "the tree's merge takes `(&mut T, T)`"
+    )]
+    fn merge(&mut self, other: Self) {
+        self.sum.extend(other.sum);
+        self.sum_about_shift.extend(other.sum_about_shift);
+        for (a, b) in self.weight.iter_mut().zip(&other.weight) {
+            *a += b;
+        }
+        for (a, b) in self.bias.iter_mut().zip(&other.bias) {
+            *a += b;
+        }
+    }
+}
+
+/// The sums of one row, into `out` (its per-feature sums added).
+#[allow(clippy::too_many_arguments, reason = "one row's inputs")]
+fn row_sums<S: Element>(
+    x: &[S],
+    g: &[S],
+    m: &Moments<f64>,
+    rstd: f64,
+    gamma: Option<&[f64]>,
+    weight: &mut [f64],
+    bias: &mut [f64],
+) -> (f64, f64) {
+    let (shift, offset) = (m.shift, m.offset);
+    // Four partial sums: independent additions, and a shorter chain of
+    // roundings than one running sum.
+    let mut sum = [0.0_f64; 4];
+    let mut about = [0.0_f64; 4];
+    let mut lane = 0;
+    let cols = weight.iter_mut().zip(bias.iter_mut());
+    for (j, ((&x, &g), (w, b))) in x.iter().zip(g).zip(cols).enumerate() {
+        let d = x.widen() - shift;
+        let g = g.widen();
+        let scaled = gamma.map_or(g, |v| v.get(j).copied().unwrap_or(f64::NAN) * g);
+        sum[lane] += scaled;
+        about[lane] += scaled * d;
+        *b += g;
+        *w += g * ((d - offset) * rstd);
+        lane = (lane + 1) & 3;
+    }
+    (
+        (sum[0] + sum[1]) + (sum[2] + sum[3]),
+        (about[0] + about[1]) + (about[2] + about[3]),
+    )
+}
 
 /// Layer normalization (Ba et al., 2016): every row of the last
 /// `features` values is normalized with its own mean and biased variance,
@@ -12,10 +125,34 @@ use crate::{Element, Error, Float};
 /// `normalized_shape`.
 ///
 /// A transformer's `[batch, tokens, d]` activations take `features = d`;
-/// a CNN's per-sample layer normalization over `(C, H, W)` takes `features = C·H·W`,
-/// whatever the memory order (γ and β then follow that order: `(H, W, C)`
-/// for NHWC). The statistics are a [`BatchStats`] with one "channel" per
+/// a CNN's per-sample layer normalization over `(C, H, W)` takes `features = C·H·W`.
+/// The statistics are a [`BatchStats`] with one "channel" per
 /// row, from the same kernels, in `f64`.
+///
+/// # Which order γ and β are in
+///
+/// The methods that take a [`Layout`] — [`normalize_into`](LayerNorm::normalize_into),
+/// [`backward`](LayerNorm::backward), [`grad_sums`](LayerNorm::grad_sums),
+/// [`grad_input`](LayerNorm::grad_input) — normalize each sample over its
+/// `(C, H, W)` (`features` must be that many, else an error) and take γ
+/// and β in PyTorch's order, `(C, H, W)`, whatever the memory order:
+/// on an NHWC tensor they read γ in its `(C, H, W)` order from NHWC
+/// memory. [`Layout::nc(rows, features)`](Layout::nc) is the plain case,
+/// rows of `features` values (a transformer's tokens). The methods without
+/// a layout ([`normalize`](LayerNorm::normalize)) take γ and β in memory
+/// order: `(H, W, C)` on NHWC memory.
+///
+/// # Backward
+///
+/// [`backward`](LayerNorm::backward) gives `dx`, `dγ` and `dβ`, PyTorch's
+/// autograd values: per row, the sums `Σĝ` and `Σĝ·(x − μ)` of
+/// `ĝ = γ·dy` (γ varies along the row, so they are taken in one pass
+/// with the per-feature `dγ`, `dβ`), in `f64` about the row's shift, then
+/// `dx = (γ·dy − Σĝ/n − x̂·Σĝ·x̂/n)/σ`. When the features of a row are
+/// split over workers (tensor parallelism), each worker's
+/// [`grad_sums`](LayerNorm::grad_sums) are merged before
+/// [`grad_input`](LayerNorm::grad_input), as for a synchronized BatchNorm,
+/// and each keeps its own features' `dγ`, `dβ`.
 ///
 /// # Example
 ///
@@ -158,8 +295,10 @@ impl<F: Float> LayerNorm<F> {
     }
 
     /// Normalizes `xs` into `out` row by row, `γ` and `β` element by element
-    /// over the features (absent: 1 and 0), and returns the statistics it
-    /// used. Each value is `(x − μ)/√(σ² + eps)·γ + β` in `f64`, with the
+    /// over the features in memory order (absent: 1 and 0), and returns the
+    /// statistics it used. For γ and β in PyTorch's `(C, H, W)` order on
+    /// channels-last memory, or another element type in or out, see
+    /// [`normalize_into`](LayerNorm::normalize_into). Each value is `(x − μ)/√(σ² + eps)·γ + β` in `f64`, with the
     /// mean in two parts (subtracted as [`Normalizer`](super::Normalizer)
     /// does), rounded once.
     ///
@@ -229,5 +368,336 @@ impl<F: Float> LayerNorm<F> {
             }
         }
         Ok(stats)
+    }
+
+    /// The order of a layout's samples against `(C, H, W)`, after checking
+    /// that a sample holds `features` values.
+    fn order(&self, layout: Layout) -> Result<Option<Order>, Error> {
+        if let Some(per_sample) = layout.len().checked_div(layout.samples())
+            && per_sample != self.features
+        {
+            return Err(Error::length("features", per_sample, self.features));
+        }
+        let (positions, channels, inner) = (layout.positions(), layout.channels(), layout.inner());
+        Ok((positions > 1 && channels > 1).then_some(Order {
+            positions,
+            channels,
+            inner,
+        }))
+    }
+
+    /// Normalizes each sample of `xs` (shape `layout`, any [`Element`]
+    /// type: `f16`/`bf16` with the `half` feature) over its `(C, H, W)`
+    /// into `out` (any `Element` type), with `γ` and `β` in `(C, H, W)`
+    /// order whatever the memory order (absent: 1 and 0), and returns the
+    /// statistics, one per sample. Each value is computed in `f64` and
+    /// rounded once to the output type.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// naming `data` or `output` for a slice that does not hold `layout`,
+    /// `features` when a sample of `layout` does not hold `features`
+    /// values, `gamma` or `beta` for a vector of another length than
+    /// `features`.
+    ///
+    /// ```
+    /// use momenta::norm::{LayerNorm, Layout};
+    /// // One NHWC sample, 1 × 2 positions × 2 channels: (C, H, W) = (2, 1, 2).
+    /// let xs = [1.0_f32, 10.0, 3.0, 30.0];
+    /// let gamma = [1.0, 1.0, 0.0, 0.0]; // (C, H, W) order: channel 1 off
+    /// let mut y = [9.0_f64; 4];
+    /// let ln = LayerNorm::<f32>::new(4)?.with_eps(0.0)?;
+    /// ln.normalize_into(&xs, Layout::nhwc(1, 1, 2, 2)?, Some(&gamma), None, &mut y)?;
+    /// assert_eq!((y[1], y[3]), (0.0, 0.0));
+    /// assert!(ln.normalize_into(&xs, Layout::nhwc(1, 1, 1, 2)?, None, None, &mut y).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<BatchStats<F>, Error> {
+        layout.check(xs.len())?;
+        if out.len() != xs.len() {
+            return Err(Error::length("output", xs.len(), out.len()));
+        }
+        let order = self.order(layout)?;
+        checks::optional_channel_len("gamma", gamma, self.features)?;
+        checks::optional_channel_len("beta", beta, self.features)?;
+        let stats = self.statistics(xs)?;
+        let gamma = gamma.map(|g| Order::to_memory(order, g));
+        let beta = beta.map(|b| Order::to_memory(order, b));
+        let eps = self.eps.as_f64();
+        let rows = xs
+            .chunks_exact(self.features)
+            .zip(out.chunks_exact_mut(self.features));
+        for ((x, y), m) in rows.zip(stats.moments()) {
+            let rstd = rstd(m, eps);
+            let (hi, c) = Centre::of(m).wide(rstd);
+            for (j, (y, x)) in y.iter_mut().zip(x).enumerate() {
+                let z = (x.widen() - hi) * rstd + c;
+                let g = gamma.as_ref().and_then(|g| g.get(j)).copied();
+                let b = beta.as_ref().and_then(|b| b.get(j)).copied();
+                *y = O::narrow(z * g.unwrap_or(1.0) + b.unwrap_or(0.0));
+            }
+        }
+        Ok(stats)
+    }
+
+    /// The checks every backward method makes: the tensors, the
+    /// statistics (one per sample), γ and eps; and the order of γ.
+    fn check_backward<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+    ) -> Result<Option<Order>, Error> {
+        pass.check_tensors()?;
+        let order = self.order(pass.layout())?;
+        checks::channel_len(
+            "statistics rows",
+            pass.stats().moments(),
+            pass.layout().samples(),
+        )?;
+        check_gamma(pass.gamma(), self.features)?;
+        Ok(order)
+    }
+
+    /// The backward sums of `pass`, in one pass over `xs` and `dy`: per
+    /// row (sample), `Σĝ` and `Σĝ·(x − shift)` with `ĝ = γ·dy`, as
+    /// [`GradSums`] whose channels are the rows — what workers that split
+    /// each row's features merge before [`grad_input`](LayerNorm::grad_input)
+    /// — and this tensor's `dγ`, `dβ` per feature, in `(C, H, W)` order.
+    ///
+    /// The statistics are the whole rows' (merged across the workers that
+    /// split them); `features` is this tensor's share of each row.
+    ///
+    /// # Errors
+    ///
+    /// - [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    ///   naming `data` or `gradient` for a slice that does not hold the
+    ///   layout, `features` when a sample does not hold `features` values,
+    ///   `statistics rows` for statistics of another number of rows,
+    ///   `gamma` for a γ of another length than `features`;
+    /// - [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) when
+    ///   the statistics are poisoned.
+    ///
+    /// ```
+    /// use momenta::Merge;
+    /// use momenta::norm::{Backward, LayerNorm, Layout};
+    /// // One row of 4 features split over two workers, 2 each.
+    /// let (xs, dy) = ([1.0, 2.0, 3.0, 6.0], [1.0, 0.0, -1.0, 2.0]);
+    /// let half = LayerNorm::<f64>::new(2)?.with_eps(0.0)?;
+    /// let mut stats = half.statistics(&xs[..2])?;
+    /// stats.merge(&half.statistics(&xs[2..])?); // the whole row: μ 3, σ² 3.5
+    /// let layout = Layout::nc(1, 2)?;
+    /// let left = Backward::new(&xs[..2], &dy[..2], layout, &stats);
+    /// let right = Backward::new(&xs[2..], &dy[2..], layout, &stats);
+    /// let (mut sums, left_grads) = half.grad_sums(&left)?;
+    /// sums.merge(&half.grad_sums(&right)?.0);
+    /// let mut dx = [0.0; 2];
+    /// half.grad_input(&sums, &left, &mut dx)?;
+    /// // The whole row's dx: (dy − Σdy/4 − x̂·Σdy·x̂/4)/σ, Σdy = 2, Σdy·x̂ = 4/σ.
+    /// let sigma = 3.5_f64.sqrt();
+    /// assert!((dx[0] - (1.0 - 0.5 + (2.0 / sigma) * (4.0 / sigma) / 4.0) / sigma).abs() < 1e-15);
+    /// assert_eq!(left_grads.bias, vec![1.0, 0.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn grad_sums<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+    ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+        self.grad_sums_on(pass, Schedule::Sequential)
+    }
+
+    /// [`grad_sums`](LayerNorm::grad_sums) on every rayon thread (feature
+    /// `rayon`): the same sums, bit for bit, whatever the number of
+    /// threads.
+    ///
+    /// # Errors
+    ///
+    /// As [`grad_sums`](LayerNorm::grad_sums).
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, LayerNorm, Layout};
+    /// let xs: Vec<f32> = (0..512 * 64).map(|i| (i % 17) as f32).collect();
+    /// let dy: Vec<f32> = (0..512 * 64).map(|i| (i % 5) as f32 - 2.0).collect();
+    /// let ln = LayerNorm::<f32>::new(64)?;
+    /// let stats = ln.statistics(&xs)?;
+    /// let pass = Backward::new(&xs, &dy, Layout::nc(512, 64)?, &stats);
+    /// assert_eq!(ln.par_grad_sums(&pass)?, ln.grad_sums(&pass)?);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_grad_sums<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+    ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+        self.grad_sums_on(pass, Schedule::Parallel)
+    }
+
+    fn grad_sums_on<S: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+        schedule: Schedule,
+    ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+        let order = self.check_backward(pass)?;
+        let gamma = pass.gamma().map(|g| Order::to_memory(order, g));
+        let moments = pass.stats().moments();
+        let features = self.features;
+        let rows = pass.layout().samples();
+        let eps = self.eps.as_f64();
+        let per_leaf = LEAF_VALUES.div_ceil(features).max(8);
+        let empty = || RowSums {
+            sum: Vec::new(),
+            sum_about_shift: Vec::new(),
+            weight: vec![0.0; features],
+            bias: vec![0.0; features],
+        };
+        let leaf = |l: usize| {
+            let mut out = empty();
+            let lo = l * per_leaf;
+            let hi = (lo + per_leaf).min(rows);
+            let (xs, dy) = (pass.xs(), pass.dy());
+            for r in lo..hi {
+                let range = r * features..(r + 1) * features;
+                let (x, g) = (
+                    xs.get(range.clone()).unwrap_or(&[]),
+                    dy.get(range).unwrap_or(&[]),
+                );
+                let m = moments.get(r).copied().unwrap_or_default();
+                let (sum, about) = row_sums(
+                    x,
+                    g,
+                    &m,
+                    rstd(&m, eps),
+                    gamma.as_deref(),
+                    &mut out.weight,
+                    &mut out.bias,
+                );
+                out.sum.push(sum);
+                out.sum_about_shift.push(about);
+            }
+            out
+        };
+        let sums = if rows == 0 {
+            empty()
+        } else {
+            let leaves = rows.div_ceil(per_leaf);
+            schedule.at_least(rows * features, 4 * LEAF_VALUES).tree(
+                0,
+                leaves,
+                1,
+                &leaf,
+                &RowSums::merge,
+            )
+        };
+        let centre = moments.iter().map(|m| m.shift).collect();
+        let grads = AffineGrads::from_f64(
+            &Order::from_memory(order, &sums.weight),
+            &Order::from_memory(order, &sums.bias),
+        );
+        Ok((
+            GradSums::from_sums(features as u64, centre, sums.sum, sums.sum_about_shift),
+            grads,
+        ))
+    }
+
+    /// `dx` of `pass` from the row sums of [`grad_sums`](LayerNorm::grad_sums)
+    /// (merged across the workers that split the rows), written to `dx`
+    /// (any [`Element`] type) in `f64`, each value rounded once:
+    /// `dx = (γ·dy − Σĝ/n − x̂·Σĝ·x̂/n)/σ` with `n` the statistics' count.
+    ///
+    /// # Errors
+    ///
+    /// As [`grad_sums`](LayerNorm::grad_sums), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// naming `output` for a `dx` of the wrong length, `gradient sums rows`
+    /// for sums of another number of rows, `statistics count` when the
+    /// sums and the statistics count different numbers of values;
+    /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) for
+    /// poisoned sums.
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, LayerNorm, Layout};
+    /// let (xs, dy) = ([1.0, 3.0], [5.0, 5.0]);
+    /// let ln = LayerNorm::<f64>::new(2)?;
+    /// let stats = ln.statistics(&xs)?;
+    /// let pass = Backward::new(&xs, &dy, Layout::nc(1, 2)?, &stats);
+    /// let (sums, _) = ln.grad_sums(&pass)?;
+    /// let mut dx = [9.0; 2];
+    /// ln.grad_input(&sums, &pass, &mut dx)?;
+    /// assert_eq!(dx, [0.0, 0.0]); // a constant dy moves nothing
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn grad_input<S: Element, O: Element>(
+        &self,
+        sums: &GradSums<F>,
+        pass: &Backward<'_, F, S>,
+        dx: &mut [O],
+    ) -> Result<(), Error> {
+        let order = self.check_backward(pass)?;
+        pass.check_output(dx.len())?;
+        let stats = pass.stats();
+        checks::channel_len("gradient sums rows", sums.sum_dy(), stats.channels())?;
+        sums.check_count(stats)?;
+        let about = sums.about(stats, self.eps)?;
+        let gamma = pass.gamma().map(|g| Order::to_memory(order, g));
+        #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
+        let n = stats.count() as f64;
+        let rows = pass
+            .xs()
+            .chunks_exact(self.features)
+            .zip(pass.dy().chunks_exact(self.features))
+            .zip(dx.chunks_exact_mut(self.features));
+        let per_row = stats.moments().iter().zip(&about).zip(sums.sum_dy());
+        for (((x, g), out), ((m, &(about_mean, rstd)), &sum)) in rows.zip(per_row) {
+            let k = DxCoefficients::new(m, n, rstd, sum, about_mean, 1.0);
+            for (j, ((&x, &g), out)) in x.iter().zip(g).zip(out).enumerate() {
+                let a = gamma
+                    .as_ref()
+                    .map_or(k.a, |v| v.get(j).copied().unwrap_or(f64::NAN) * k.a);
+                let centred = (x.widen() - k.shift) - k.offset;
+                *out = O::narrow(a * g.widen() + k.b * centred + k.c);
+            }
+        }
+        Ok(())
+    }
+
+    /// The whole backward pass on one process: `dx` written to `dx` (any
+    /// [`Element`] type), and `dγ`, `dβ` returned in `(C, H, W)` order —
+    /// PyTorch's `x.grad`, `weight.grad` and `bias.grad` of
+    /// `F.layer_norm(x, normalized_shape, weight, bias, eps)`. Two passes
+    /// over `xs` and `dy`: [`grad_sums`](LayerNorm::grad_sums), then
+    /// [`grad_input`](LayerNorm::grad_input).
+    ///
+    /// # Errors
+    ///
+    /// As [`grad_input`](LayerNorm::grad_input).
+    ///
+    /// ```
+    /// use momenta::norm::{Backward, LayerNorm, Layout};
+    /// // Two tokens of 3 features; γ per feature.
+    /// let xs = [1.0_f32, 2.0, 6.0, 0.0, 0.0, 3.0];
+    /// let dy = [0.5_f32, -1.0, 0.25, 1.0, 1.0, 1.0];
+    /// let ln = LayerNorm::<f32>::new(3)?;
+    /// let stats = ln.statistics(&xs)?;
+    /// let pass = Backward::new(&xs, &dy, Layout::nc(2, 3)?, &stats).with_gamma(&[1.0, 2.0, 0.5]);
+    /// let mut dx = [0.0_f32; 6];
+    /// let grads = ln.backward(&pass, &mut dx)?;
+    /// assert_eq!(grads.bias, vec![1.5, 0.0, 1.25]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn backward<S: Element, O: Element>(
+        &self,
+        pass: &Backward<'_, F, S>,
+        dx: &mut [O],
+    ) -> Result<AffineGrads<F>, Error> {
+        pass.check_output(dx.len())?;
+        let (sums, grads) = self.grad_sums(pass)?;
+        self.grad_input(&sums, pass, dx)?;
+        Ok(grads)
     }
 }

@@ -120,6 +120,8 @@
 
 #[cfg(feature = "ndarray")]
 mod array;
+mod backward;
+mod batch_norm;
 mod batch_stats;
 mod checks;
 mod config;
@@ -133,6 +135,8 @@ mod layout;
 mod normalize;
 mod running;
 
+pub use backward::{AffineGrads, Backward};
+pub use batch_norm::BatchNorm;
 pub use batch_stats::{BatchStats, BatchStatsParts};
 pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
 pub use fold::{fold_linear, scale_shift};

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use super::{BatchStats, Layout, RunningStats, checks};
 use crate::cumulative::moments::Moments;
 use crate::float::two_sum;
-use crate::{Error, Float};
+use crate::{Element, Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:
 /// what every normalization layer subtracts, as `(x − hi)·scale − lo·scale`.
@@ -362,6 +362,96 @@ impl<F: Float> Normalizer<F> {
     }
 }
 
+/// Per-channel parameters of a normalization kept in `f64`:
+/// `y = (x − hi)·scale + offset` computed in `f64` for input of any
+/// [`Element`] type and rounded once to the output's, with the mean as
+/// `hi + lo` and `offset = β − lo·scale` (see [`Centre`]). What the
+/// `normalize_into` methods use: half-precision in and out, one rounding.
+#[derive(Clone, Debug)]
+pub(super) struct WideNormalizer {
+    hi: Vec<f64>,
+    scale: Vec<f64>,
+    offset: Vec<f64>,
+}
+
+impl WideNormalizer {
+    /// From statistics' moments: each mean as its shift and offset, and
+    /// the biased variance.
+    pub(super) fn from_moments<F: Float>(
+        moments: &[Moments<f64>],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        let centre: Vec<Centre> = moments.iter().map(Centre::of).collect();
+        let var: Vec<f64> = moments
+            .iter()
+            .map(|m| m.variance(0).unwrap_or(f64::NAN))
+            .collect();
+        Self::from_centres(&centre, &var, eps, gamma, beta)
+    }
+
+    /// From a given mean and variance (running statistics).
+    pub(super) fn from_mean_var<F: Float>(
+        mean: &[F],
+        var: &[F],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        checks::channel_len("variance", var, mean.len())?;
+        let centre: Vec<Centre> = mean.iter().map(|m| Centre::rounded(m.as_f64())).collect();
+        Self::from_centres(&centre, &widen(var), eps, gamma, beta)
+    }
+
+    fn from_centres<F: Float>(
+        centre: &[Centre],
+        var: &[f64],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        let channels = centre.len();
+        checks::optional_channel_len("beta", beta, channels)?;
+        let scale = scales(var, eps, gamma)?;
+        let (hi, offset) = centre
+            .iter()
+            .zip(&scale)
+            .enumerate()
+            .map(|(c, (m, &s))| {
+                let b = beta.and_then(|b| b.get(c)).map_or(0.0, |b| b.as_f64());
+                let (hi, rest) = m.wide(s);
+                (hi, b + rest)
+            })
+            .unzip();
+        Ok(Self { hi, scale, offset })
+    }
+
+    /// Normalizes a tensor `[outer, channels, inner]` (the caller checked
+    /// that `xs` and `out` hold it and that the channels agree).
+    pub(super) fn apply<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        channels: usize,
+        inner: usize,
+        out: &mut [O],
+    ) {
+        let slab = channels * inner;
+        if slab == 0 {
+            return;
+        }
+        let params = self.hi.iter().zip(&self.scale).zip(&self.offset);
+        for (xb, ob) in xs.chunks_exact(slab).zip(out.chunks_exact_mut(slab)) {
+            let rows = xb.chunks_exact(inner).zip(ob.chunks_exact_mut(inner));
+            for ((xr, or), ((&hi, &s), &b)) in rows.zip(params.clone()) {
+                for (o, &x) in or.iter_mut().zip(xr) {
+                    *o = O::narrow((x.widen() - hi) * s + b);
+                }
+            }
+        }
+    }
+}
+
 /// Normalizes `xs` (shape `layout`) into `out` with given per-channel
 /// statistics: `y = (x − mean)·γ/√(var + eps) + β`, `γ` defaulting to ones
 /// and `β` to zeros. See [`Normalizer`] to reuse the precomputed
@@ -500,7 +590,103 @@ impl<F: Float> BatchStats<F> {
     }
 }
 
+impl<F: Float> BatchStats<F> {
+    /// Training-mode normalization of `xs` (shape `layout`, any
+    /// [`Element`] type: `f16`/`bf16` with the `half` feature) into `out`
+    /// (any `Element` type), computed in `f64` from the statistics' `f64`
+    /// moments and rounded once to the output type: half-precision
+    /// activations in and out with no widening by hand, and an `f32`
+    /// output within half an ulp (plus 1e-9 of one) of the exact
+    /// normalization.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](BatchStats::normalize).
+    ///
+    /// ```
+    /// use momenta::norm::{BatchStats, Layout};
+    /// let xs = [1.0_f32, 3.0];
+    /// let s = BatchStats::<f32>::compute(&xs, Layout::nc(2, 1)?)?;
+    /// let mut y = [0.0_f64; 2]; // f32 in, f64 out
+    /// s.normalize_into(&xs, Layout::nc(2, 1)?, 0.0, None, Some(&[0.5]), &mut y)?;
+    /// assert_eq!(y, [-0.5, 1.5]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<(), Error> {
+        self.check_usable()?;
+        let wide = WideNormalizer::from_moments(self.moments(), eps, gamma, beta)?;
+        apply_wide(&wide, self.channels(), xs, layout, out)
+    }
+}
+
+/// Checks the tensors of a wide normalization with `channels` channels
+/// and applies it.
+fn apply_wide<S: Element, O: Element>(
+    wide: &WideNormalizer,
+    channels: usize,
+    xs: &[S],
+    layout: Layout,
+    out: &mut [O],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    if layout.channels() != channels {
+        return Err(Error::length(
+            "layout channels",
+            channels,
+            layout.channels(),
+        ));
+    }
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    wide.apply(xs, layout.channels(), layout.inner(), out);
+    Ok(())
+}
+
 impl<F: Float> RunningStats<F> {
+    /// Evaluation-mode normalization of `xs` (shape `layout`, any
+    /// [`Element`] type) into `out` (any `Element` type), in `f64` and
+    /// rounded once: [`normalize`](RunningStats::normalize) for
+    /// half-precision activations.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](RunningStats::normalize).
+    ///
+    /// ```
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
+    /// let r = RunningStats::with_state(&[1.0_f32], &[4.0], BnConfig::keras().with_eps(0.0)?)?;
+    /// let mut y = [0.0_f32; 2];
+    /// r.normalize_into(&[1.0_f64, 5.0], Layout::nc(2, 1)?, None, None, &mut y)?;
+    /// assert_eq!(y, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<(), Error> {
+        let wide = WideNormalizer::from_mean_var(
+            self.mean(),
+            self.var(),
+            self.config().eps(),
+            gamma,
+            beta,
+        )?;
+        apply_wide(&wide, self.channels(), xs, layout, out)
+    }
+
     /// The evaluation-mode [`Normalizer`]: the running mean and variance and
     /// the configuration's eps.
     ///
