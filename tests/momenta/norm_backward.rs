@@ -434,12 +434,7 @@ enum Layer {
     Rows,
 }
 
-const LAYERS: [Layer; 4] = [
-    Layer::Group,
-    Layer::Instance,
-    Layer::Chw,
-    Layer::Rows,
-];
+const LAYERS: [Layer; 4] = [Layer::Group, Layer::Instance, Layer::Chw, Layer::Rows];
 
 impl Layer {
     fn gamma(self) -> Vec<f64> {
