@@ -52,7 +52,7 @@
     reason = "torch's float32 outputs, printed in full by Python"
 )]
 
-use crate::support::{Dd, to_nhwc};
+use crate::support::{Dd, exact_norm, to_nhwc};
 use momenta::norm::{
     AffineGrads, Backward, BatchNorm, BatchStats, GradSums, GroupNorm, InstanceNorm, LayerNorm,
     Layout,
@@ -576,9 +576,7 @@ fn ours<F: Float>(
 }
 
 /// The exact gradients (to double-double rounding, ~2⁻¹⁰⁴) of `layer` on
-/// the values `x`, `g`, `γ`, `eps` as given: per group, the mean and the
-/// biased variance, `x̂ = (x − μ)/√(σ² + eps)`, `ĝ = γ·g`,
-/// `dx = (ĝ − Σĝ/n − x̂·Σĝx̂/n)/√(σ² + eps)`, `dγ = Σg·x̂`, `dβ = Σg`.
+/// the values `x`, `g`, `γ`, `eps` as given ([`exact_norm`]).
 fn exact(
     layer: Layer,
     x: &[f64],
@@ -586,40 +584,11 @@ fn exact(
     gamma: &[f64],
     eps: f64,
 ) -> (Vec<Dd>, Vec<Dd>, Vec<Dd>) {
-    let zero = Dd::new(0.0);
-    let groups = (0..x.len()).map(|i| layer.group_param(i).0).max().unwrap() + 1;
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups];
-    for i in 0..x.len() {
-        members[layer.group_param(i).0].push(i);
-    }
-    let mut dx = vec![zero; x.len()];
-    let mut dw = vec![zero; gamma.len()];
-    let mut db = vec![zero; gamma.len()];
-    for idx in &members {
-        let n = Dd::new(idx.len() as f64);
-        let mean = idx.iter().fold(zero, |s, &i| s.add(Dd::new(x[i]))).div(n);
-        let d: Vec<Dd> = idx.iter().map(|&i| Dd::new(x[i]).add(mean.neg())).collect();
-        let var = d.iter().fold(zero, |s, &v| s.add(v.mul(v))).div(n);
-        let rstd = Dd::new(1.0).div(var.add(Dd::new(eps)).sqrt());
-        let xhat: Vec<Dd> = d.iter().map(|v| v.mul(rstd)).collect();
-        let ghat: Vec<Dd> = idx
-            .iter()
-            .map(|&i| Dd::new(gamma[layer.group_param(i).1]).mul(Dd::new(g[i])))
-            .collect();
-        let a = ghat.iter().fold(zero, |s, &v| s.add(v)).div(n);
-        let b = ghat
-            .iter()
-            .zip(&xhat)
-            .fold(zero, |s, (&u, &v)| s.add(u.mul(v)))
-            .div(n);
-        for (k, &i) in idx.iter().enumerate() {
-            dx[i] = ghat[k].add(a.neg()).add(xhat[k].mul(b).neg()).mul(rstd);
-            let p = layer.group_param(i).1;
-            db[p] = db[p].add(Dd::new(g[i]));
-            dw[p] = dw[p].add(Dd::new(g[i]).mul(xhat[k]));
-        }
-    }
-    (dx, dw, db)
+    let (group, param): (Vec<usize>, Vec<usize>) =
+        (0..x.len()).map(|i| layer.group_param(i)).unzip();
+    let beta = vec![0.0; gamma.len()];
+    let e = exact_norm(x, g, &group, &param, gamma, &beta, eps);
+    (e.dx, e.dgamma, e.dbeta)
 }
 
 /// The worst distance of `got` from `want`, in units of `epsilon` times
@@ -963,43 +932,18 @@ fn the_batch_norm_layer_is_grad_sums_with_one_eps_and_any_element_type() {
     bn32.backward(&pass, &mut dx32).unwrap();
     // f32 data, f64 dx: the same f64 arithmetic, rounded to f32 once.
     assert!(dx64.iter().zip(&dx32).all(|(&a, &b)| a as f32 == b));
-    let mut members = vec![Vec::new(); C];
-    for i in 0..LEN {
-        members[(i / HW) % C].push(i);
-    }
     let wide = |v: &[f32]| -> Vec<f64> { v.iter().map(|&a| f64::from(a)).collect() };
-    let (xw, gw, gammaw) = (wide(&xs32), wide(&dy32), wide(&gamma32));
-    let eps = f64::from(1e-5_f32);
-    let mut worst64: f64 = 0.0;
-    for idx in &members {
-        let zero = Dd::new(0.0);
-        let n = Dd::new(idx.len() as f64);
-        let mean = idx.iter().fold(zero, |s, &i| s.add(Dd::new(xw[i]))).div(n);
-        let d: Vec<Dd> = idx
-            .iter()
-            .map(|&i| Dd::new(xw[i]).add(mean.neg()))
-            .collect();
-        let var = d.iter().fold(zero, |s, &v| s.add(v.mul(v))).div(n);
-        let rstd = Dd::new(1.0).div(var.add(Dd::new(eps)).sqrt());
-        let c = (idx[0] / HW) % C;
-        let ghat: Vec<Dd> = idx
-            .iter()
-            .map(|&i| Dd::new(gammaw[c]).mul(Dd::new(gw[i])))
-            .collect();
-        let a = ghat.iter().fold(zero, |s, &v| s.add(v)).div(n);
-        let b = ghat
-            .iter()
-            .zip(&d)
-            .fold(zero, |s, (&u, &v)| s.add(u.mul(v.mul(rstd))))
-            .div(n);
-        for (k, &i) in idx.iter().enumerate() {
-            let want = ghat[k]
-                .add(a.neg())
-                .add(d[k].mul(rstd).mul(b).neg())
-                .mul(rstd);
-            worst64 = worst64.max(want.distance(dx64[i], want.to_f64().abs().max(1.0) * E64));
-        }
-    }
+    let channel: Vec<usize> = (0..LEN).map(|i| (i / HW) % C).collect();
+    let want = exact_norm(
+        &wide(&xs32),
+        &wide(&dy32),
+        &channel,
+        &channel,
+        &wide(&gamma32),
+        &[0.0; C],
+        f64::from(1e-5_f32),
+    );
+    let worst64 = worst_dd(&dx64, &want.dx, E64);
     eprintln!("BatchNorm f32 data, f64 dx vs exact: {worst64:.2} f64 ulps");
     assert!(worst64 <= 4.0, "{worst64}");
 }
