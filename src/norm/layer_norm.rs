@@ -242,6 +242,14 @@ impl<F: Float> LayerNorm<F> {
         self.eps
     }
 
+    /// Rows of `features` values filling `len`, as samples of `features`
+    /// channels (the layout of the methods that take one).
+    #[cfg(feature = "ndarray")]
+    pub(super) fn rows_layout(&self, len: usize) -> Result<Layout, Error> {
+        self.rows(len)?;
+        Layout::nc(len / self.features, self.features)
+    }
+
     /// The rows of `xs`, as a layout of one block of `rows` channels.
     fn rows(&self, len: usize) -> Result<Layout, Error> {
         if !len.is_multiple_of(self.features) {

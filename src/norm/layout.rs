@@ -160,6 +160,21 @@ impl Layout {
         Self::nhwc(n, l, 1, c)
     }
 
+    /// `[samples, positions, channels, inner]`: each sample is `positions`
+    /// blocks of `channels` rows of `inner` values (an array's axes before
+    /// and after its channel axis).
+    #[cfg(feature = "ndarray")]
+    pub(super) fn with_samples(
+        samples: usize,
+        positions: usize,
+        channels: usize,
+        inner: usize,
+    ) -> Result<Self, Error> {
+        let mut layout = Self::new(mul(samples, positions)?, channels, inner)?;
+        layout.samples = samples;
+        Ok(layout)
+    }
+
     /// The number of samples N: the first axis of every named layout, and
     /// `outer` for [`new`](Layout::new).
     ///
