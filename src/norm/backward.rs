@@ -276,6 +276,26 @@ pub(super) fn write_dx<S: Element, O: Element>(
     if slab == 0 {
         return;
     }
+    if inner == 1 {
+        // Channels last: each row zips with the coefficients, kept as one
+        // array per coefficient so that the loop runs across channels.
+        let column =
+            |f: fn(&DxCoefficients) -> f64| -> Vec<f64> { coefficients.iter().map(f).collect() };
+        let (shift, offset) = (column(|k| k.shift), column(|k| k.offset));
+        let (scale, slope, constant) = (column(|k| k.a), column(|k| k.b), column(|k| k.c));
+        let rows = xs.chunks_exact(slab).zip(dy.chunks_exact(slab));
+        for ((x, g), out) in rows.zip(dx.chunks_exact_mut(slab)) {
+            let len = x.len().min(g.len()).min(out.len()).min(shift.len());
+            let (x, g, out) = (&x[..len], &g[..len], &mut out[..len]);
+            let (shift, offset) = (&shift[..len], &offset[..len]);
+            let (scale, slope, constant) = (&scale[..len], &slope[..len], &constant[..len]);
+            for j in 0..len {
+                let centred = (x[j].widen() - shift[j]) - offset[j];
+                out[j] = O::narrow(scale[j] * g[j].widen() + slope[j] * centred + constant[j]);
+            }
+        }
+        return;
+    }
     let slabs = xs.chunks_exact(slab).zip(dy.chunks_exact(slab));
     for ((x, g), out) in slabs.zip(dx.chunks_exact_mut(slab)) {
         let runs = x.chunks_exact(inner).zip(g.chunks_exact(inner));

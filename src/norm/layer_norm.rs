@@ -10,10 +10,18 @@ use crate::cumulative::moments::Moments;
 use crate::kernels::Schedule;
 use crate::{Element, Error, Float};
 
-/// Rows of a leaf of the backward sums' tree: at least this many values
-/// (and 8 rows, so that adding the leaves' per-feature sums costs little
-/// beside the leaf's own work).
+/// Rows of a leaf of the backward sums' tree: at least this many values,
+/// and [`MIN_LEAF_ROWS`] rows, so that adding the leaves' per-feature sums
+/// (two `f64` per feature) costs little beside the leaf's own work.
 const LEAF_VALUES: usize = 16_384;
+
+/// See [`LEAF_VALUES`].
+const MIN_LEAF_ROWS: usize = 32;
+
+/// Features per block of the backward sums: the block's per-feature sums,
+/// 16 KiB, stay in the L1 cache while each of a leaf's rows adds to them.
+/// A multiple of 4, so that every block starts on lane 0.
+const COLUMN_BLOCK: usize = 1024;
 
 /// How one sample's features lie in memory against the order of γ and β,
 /// PyTorch's `(C, H, W)`: channels last (`[P, C, inner]` with `P > 1` and
@@ -83,38 +91,55 @@ impl RowSums {
     }
 }
 
-/// The sums of one row, into `out` (its per-feature sums added).
-#[allow(clippy::too_many_arguments, reason = "one row's inputs")]
-fn row_sums<S: Element>(
+/// A row's four partial sums of `ĝ` and of `ĝ·(x − shift)`: value `j`
+/// goes to lane `j mod 4`.
+type Lanes = ([f64; 4], [f64; 4]);
+
+/// One block of a row (features `j0..`, `j0` a multiple of 4): its values'
+/// `ĝ` and `ĝ·(x − shift)` into the row's `lanes`, and `dy·x̂`, `dy` added
+/// to the block's `weight` and `bias` (slices of the block's length;
+/// `gamma` ones when the layer has none).
+#[allow(clippy::too_many_arguments, reason = "one block's inputs")]
+fn block_sums<S: Element>(
     x: &[S],
     g: &[S],
     m: &Moments<f64>,
     rstd: f64,
-    gamma: Option<&[f64]>,
+    gamma: &[f64],
     weight: &mut [f64],
     bias: &mut [f64],
-) -> (f64, f64) {
+    lanes: &mut Lanes,
+) {
     let (shift, offset) = (m.shift, m.offset);
-    // Four partial sums: independent additions, and a shorter chain of
-    // roundings than one running sum.
-    let mut sum = [0.0_f64; 4];
-    let mut about = [0.0_f64; 4];
-    let mut lane = 0;
+    // The per-feature sums: a loop of independent updates.
     let cols = weight.iter_mut().zip(bias.iter_mut());
-    for (j, ((&x, &g), (w, b))) in x.iter().zip(g).zip(cols).enumerate() {
-        let d = x.widen() - shift;
-        let g = g.widen();
-        let scaled = gamma.map_or(g, |v| v.get(j).copied().unwrap_or(f64::NAN) * g);
-        sum[lane] += scaled;
-        about[lane] += scaled * d;
-        *b += g;
-        *w += g * ((d - offset) * rstd);
-        lane = (lane + 1) & 3;
+    for ((&x, &dy), (w, b)) in x.iter().zip(g).zip(cols) {
+        let dy = dy.widen();
+        *b += dy;
+        *w += dy * (((x.widen() - shift) - offset) * rstd);
     }
-    (
-        (sum[0] + sum[1]) + (sum[2] + sum[3]),
-        (about[0] + about[1]) + (about[2] + about[3]),
-    )
+    // The row's sums, reading the block again from the cache: four
+    // independent chains the compiler keeps in vector registers (and a
+    // shorter chain of roundings than one running sum).
+    let (sum, about) = lanes;
+    let quads = x
+        .chunks_exact(4)
+        .zip(g.chunks_exact(4))
+        .zip(gamma.chunks_exact(4));
+    for ((x, g), gamma) in quads {
+        for l in 0..4 {
+            let scaled = gamma[l] * g[l].widen();
+            sum[l] += scaled;
+            about[l] += scaled * (x[l].widen() - shift);
+        }
+    }
+    let whole = x.len().min(g.len()).min(gamma.len()) / 4 * 4;
+    let rest = x[whole..].iter().zip(&g[whole..]).zip(&gamma[whole..]);
+    for (l, ((&x, &g), &gamma)) in rest.enumerate() {
+        let scaled = gamma * g.widen();
+        sum[l] += scaled;
+        about[l] += scaled * (x.widen() - shift);
+    }
 }
 
 /// Layer normalization (Ba et al., 2016): every row of the last
@@ -552,12 +577,14 @@ impl<F: Float> LayerNorm<F> {
         schedule: Schedule,
     ) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
         let order = self.check_backward(pass)?;
-        let gamma = pass.gamma().map(|g| Order::to_memory(order, g));
-        let moments = pass.stats().moments();
         let features = self.features;
+        let gamma = pass
+            .gamma()
+            .map_or_else(|| vec![1.0; features], |g| Order::to_memory(order, g));
+        let moments = pass.stats().moments();
         let rows = pass.layout().samples();
         let eps = self.eps.as_f64();
-        let per_leaf = LEAF_VALUES.div_ceil(features).max(8);
+        let per_leaf = LEAF_VALUES.div_ceil(features).max(MIN_LEAF_ROWS);
         let empty = || RowSums {
             sum: Vec::new(),
             sum_about_shift: Vec::new(),
@@ -569,24 +596,32 @@ impl<F: Float> LayerNorm<F> {
             let lo = l * per_leaf;
             let hi = (lo + per_leaf).min(rows);
             let (xs, dy) = (pass.xs(), pass.dy());
-            for r in lo..hi {
-                let range = r * features..(r + 1) * features;
-                let (x, g) = (
-                    xs.get(range.clone()).unwrap_or(&[]),
-                    dy.get(range).unwrap_or(&[]),
-                );
-                let m = moments.get(r).copied().unwrap_or_default();
-                let (sum, about) = row_sums(
-                    x,
-                    g,
-                    &m,
-                    rstd(&m, eps),
-                    gamma.as_deref(),
-                    &mut out.weight,
-                    &mut out.bias,
-                );
-                out.sum.push(sum);
-                out.sum_about_shift.push(about);
+            let mut lanes: Vec<Lanes> = vec![([0.0; 4], [0.0; 4]); hi.saturating_sub(lo)];
+            let per_row: Vec<(Moments<f64>, f64)> = (lo..hi)
+                .map(|r| {
+                    let m = moments.get(r).copied().unwrap_or_default();
+                    (m, rstd(&m, eps))
+                })
+                .collect();
+            // Column blocks across the leaf's rows: each block's
+            // per-feature sums stay in the L1 cache while every row adds
+            // to them.
+            for j0 in (0..features).step_by(COLUMN_BLOCK) {
+                let j1 = (j0 + COLUMN_BLOCK).min(features);
+                let (w, b) = (&mut out.weight[j0..j1], &mut out.bias[j0..j1]);
+                for (r, (lanes, (m, rstd))) in (lo..hi).zip(lanes.iter_mut().zip(&per_row)) {
+                    let range = r * features + j0..r * features + j1;
+                    let (x, g) = (
+                        xs.get(range.clone()).unwrap_or(&[]),
+                        dy.get(range).unwrap_or(&[]),
+                    );
+                    block_sums(x, g, m, *rstd, &gamma[j0..j1], w, b, lanes);
+                }
+            }
+            for (sum, about) in lanes {
+                out.sum.push((sum[0] + sum[1]) + (sum[2] + sum[3]));
+                out.sum_about_shift
+                    .push((about[0] + about[1]) + (about[2] + about[3]));
             }
             out
         };
@@ -652,23 +687,24 @@ impl<F: Float> LayerNorm<F> {
         checks::channel_len("gradient sums rows", sums.sum_dy(), stats.channels())?;
         sums.check_count(stats)?;
         let about = sums.about(stats, self.eps)?;
-        let gamma = pass.gamma().map(|g| Order::to_memory(order, g));
+        let features = self.features;
+        let gamma = pass
+            .gamma()
+            .map_or_else(|| vec![1.0; features], |g| Order::to_memory(order, g));
         #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
         let n = stats.count() as f64;
         let rows = pass
             .xs()
-            .chunks_exact(self.features)
-            .zip(pass.dy().chunks_exact(self.features))
-            .zip(dx.chunks_exact_mut(self.features));
+            .chunks_exact(features)
+            .zip(pass.dy().chunks_exact(features))
+            .zip(dx.chunks_exact_mut(features));
         let per_row = stats.moments().iter().zip(&about).zip(sums.sum_dy());
         for (((x, g), out), ((m, &(about_mean, rstd)), &sum)) in rows.zip(per_row) {
             let k = DxCoefficients::new(m, n, rstd, sum, about_mean, 1.0);
-            for (j, ((&x, &g), out)) in x.iter().zip(g).zip(out).enumerate() {
-                let a = gamma
-                    .as_ref()
-                    .map_or(k.a, |v| v.get(j).copied().unwrap_or(f64::NAN) * k.a);
+            let values = x.iter().zip(g).zip(out.iter_mut()).zip(&gamma);
+            for (((&x, &g), out), &gamma) in values {
                 let centred = (x.widen() - k.shift) - k.offset;
-                *out = O::narrow(a * g.widen() + k.b * centred + k.c);
+                *out = O::narrow(gamma * k.a * g.widen() + k.b * centred + k.c);
             }
         }
         Ok(())
