@@ -33,6 +33,23 @@ use crate::{Element, Error, Float, Merge};
 /// fraction, where the textbook sum is off by parts in a billion. Sums about different centres merge exactly enough:
 /// `Σdy·(x − a) = Σdy·(x − b) + (b − a)·Σdy`.
 ///
+/// # The other layers
+///
+/// The layers' statistics are per-sample groups, so their backward sums
+/// are these over the tensor re-viewed with a channel per group:
+/// [`LayerNorm::grad_sums`](super::LayerNorm::grad_sums),
+/// [`GroupNorm::grad_sums`](super::GroupNorm::grad_sums) and
+/// [`InstanceNorm::grad_sums`](super::InstanceNorm::grad_sums) return
+/// `GradSums` whose channels are the statistics' groups (sample-major) and
+/// whose `dy` is the gradient with respect to the normalized value,
+/// `γ·dy`, merged like these across the workers a sample is split over,
+/// and read back by the same layer's `grad_input`. (So do not feed them to
+/// this type's own `grad_weight`: a layer's `dγ`, `dβ` come with its sums.)
+///
+/// [`BatchNorm::grad_input`](super::BatchNorm::grad_input) is
+/// [`grad_input`](GradSums::grad_input) with the arguments as one
+/// [`Backward`](super::Backward), the layer's eps, and any element type.
+///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
 /// format, and restored to a state that goes on bit for bit; see
 /// [Checkpoints](crate#checkpoints).
@@ -344,6 +361,11 @@ impl<F: Float> GradSums<F> {
     /// forward pass normalized with), `eps` and `γ` (absent: ones):
     /// `dx = γ/σ · (dy − Σdy/N − x̂·Σdy·x̂/N)` with `N` the sums' count, in
     /// `f64`, rounded once.
+    ///
+    /// The same with the arguments as one value, eps from the layer, and
+    /// any element type in and out (`f16`/`bf16` with the `half`
+    /// feature): [`BatchNorm::grad_input`](super::BatchNorm::grad_input).
+    /// This form stays, for code that calls it.
     ///
     /// # Errors
     ///

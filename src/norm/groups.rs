@@ -214,6 +214,10 @@ impl Geometry {
 /// (sample-major), each about its group's shift in `stats`: the
 /// per-channel grad kernel on each sample seen as `[P, C, inner]` — or,
 /// channels first, on the whole tensor seen as `[1, N·C, inner]`.
+#[cfg_attr(
+    not(feature = "rayon"),
+    allow(unused_variables, reason = "only the rayon build runs in parallel")
+)]
 fn channel_grad_sums<S: Element, F: Float>(
     xs: &[S],
     dy: &[S],

@@ -30,11 +30,21 @@
 //! - [`GradSums`]: the backward pass — the per-channel sums `Σdy` and
 //!   `Σdy·x̂` in one pass over the input and the output gradient, their
 //!   merge for synchronized BatchNorm, and `dx`, `dγ`, `dβ`;
-//! - the other normalization layers, on the same kernels:
-//!   [`LayerNorm`] (per row of trailing features), [`InstanceNorm`] (per
-//!   sample and channel, with PyTorch's running statistics) and
+//! - the layers, each holding its one eps: [`BatchNorm`] (training mode,
+//!   per channel), [`LayerNorm`] (per row of trailing features, or per
+//!   sample over `(C, H, W)` in either memory order), [`InstanceNorm`]
+//!   (per sample and channel, with PyTorch's running statistics) and
 //!   [`GroupNorm`] (per sample and group of channels), for channels-first
-//!   and channels-last tensors.
+//!   and channels-last tensors, on the same kernels;
+//! - every layer's backward pass, PyTorch's autograd `dx`, `dγ`, `dβ`:
+//!   `backward` on one process, or `grad_sums` (merged across the workers
+//!   a layer's statistics span) then `grad_input`, all taking the
+//!   arguments as one [`Backward`] and returning [`AffineGrads`];
+//! - any [`Element`](crate::Element) type in and out (`f16`/`bf16` with the
+//!   `half` feature): the `normalize_into` methods and every `dx` compute in
+//!   `f64` and round once to the output's type;
+//! - `ndarray` arrays and views (feature `ndarray`): `statistics_array`,
+//!   `normalize_array` and `backward_array` on every layer.
 //!
 //! | framework | config | momentum | running variance | eps | n = 1 |
 //! |---|---|---|---|---|---|
@@ -57,10 +67,12 @@
 //! | `normalize.rs` | [`Normalizer`], [`normalize()`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
-//! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |
+//! | `array.rs` | `BatchStats::compute_axis` and the layers' `*_array` methods for `ndarray` views (feature `ndarray`) |
 //! | `gradients.rs` | [`GradSums`]: the backward reductions, their merge, the gradients |
-//! | `groups.rs` | the per-sample group statistics and normalization behind [`GroupNorm`] and [`InstanceNorm`] |
-//! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] |
+//! | `backward.rs` | [`Backward`], [`AffineGrads`], and the loop that writes every layer's `dx` |
+//! | `batch_norm.rs` | [`BatchNorm`], the layer over [`BatchStats`] and [`GradSums`] |
+//! | `groups.rs` | the per-sample group engine behind [`GroupNorm`] and [`InstanceNorm`]: statistics, normalization, backward sums and `dx` |
+//! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] and its row-wise backward |
 //!
 //! # Example
 //!
