@@ -1353,3 +1353,15 @@ fn nan_stays_in_its_group_and_its_parameters() {
     assert!(dx[..3].iter().chain(&dx[6..]).all(|v| v.is_finite()));
     assert!(grads.bias[2].is_nan() && grads.bias[..2].iter().all(|v| v.is_finite()));
 }
+
+#[test]
+fn the_new_types_are_send_sync_and_plain() {
+    fn plain<T: Send + Sync + Clone + core::fmt::Debug>() {}
+    plain::<BatchNorm<f32>>();
+    plain::<Backward<'static, f64, f32>>();
+    plain::<AffineGrads<f64>>();
+    fn copy<T: Copy>() {}
+    copy::<BatchNorm<f64>>();
+    copy::<Backward<'static, f32>>();
+    assert_eq!(BatchNorm::<f64>::default(), BatchNorm::new());
+}
