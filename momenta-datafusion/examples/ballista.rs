@@ -19,6 +19,16 @@
 //! cargo run -p momenta-datafusion --features ballista --example ballista -- executor localhost:50050 50051 &
 //! cargo run -p momenta-datafusion --features ballista --example ballista -- client localhost:50050
 //! ```
+//!
+//! And any query, as the `sql` example takes it, on a standalone cluster
+//! (or, with `--scheduler HOST:PORT`, on a running one), printed as CSV
+//! with a header:
+//!
+//! ```text
+//! cargo run -p momenta-datafusion --features ballista --example ballista -- \
+//!     --partitions 8 --table t=data/parquet_dir \
+//!     "SELECT g, momenta_var_pop(x), var_pop(x) FROM t GROUP BY g ORDER BY g"
+//! ```
 
 use std::fs::File;
 use std::net::SocketAddr;
@@ -39,14 +49,19 @@ use datafusion::execution::{SessionState, SessionStateBuilder};
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
-/// A session state with momenta's functions: what a scheduler plans
+mod common;
+
+const USAGE: &str = "usage: ballista [standalone | scheduler PORT | executor HOST:PORT PORT | client HOST:PORT]\n   or: ballista [--scheduler HOST:PORT] [--partitions N] [--builtin-names] --table NAME=PATH [--table NAME=PATH …] \"QUERY\"";
+
+/// A session state with momenta's functions (and, with `builtin_names`,
+/// the exact ones under DataFusion's names): what a scheduler plans
 /// with, and what a standalone executor runs with.
-fn state_with_functions(config: SessionConfig) -> Result<SessionState> {
+fn state_with_functions(config: SessionConfig, builtin_names: bool) -> Result<SessionState> {
     let mut state = SessionStateBuilder::new()
         .with_config(config)
         .with_default_features()
         .build();
-    momenta_datafusion::register_in(&mut state, false)?;
+    momenta_datafusion::register_in(&mut state, builtin_names)?;
     Ok(state)
 }
 
@@ -56,7 +71,7 @@ async fn scheduler(port: u16) -> Result<(), Box<dyn std::error::Error>> {
         bind_port: port,
         ..SchedulerConfig::default()
     }
-    .with_override_session_builder(Arc::new(state_with_functions));
+    .with_override_session_builder(Arc::new(|config| state_with_functions(config, false)));
     let cluster = BallistaCluster::new_from_config(&config).await?;
     let address: SocketAddr = format!("0.0.0.0:{port}").parse()?;
     start_server(cluster, address, Arc::new(config)).await?;
@@ -133,7 +148,7 @@ async fn demo(scheduler: Option<&str>) -> Result<(), Box<dyn std::error::Error>>
     // with; the client's context comes back from Ballista with its
     // functions reset, so they are registered on it as well.
     let config = SessionConfig::new_with_ballista().with_target_partitions(8);
-    let state = state_with_functions(config)?;
+    let state = state_with_functions(config, false)?;
     let cluster = match scheduler {
         None => SessionContext::standalone_with_state(state).await?,
         Some(at) => SessionContext::remote_with_state(&format!("df://{at}"), state).await?,
@@ -172,6 +187,29 @@ async fn demo(scheduler: Option<&str>) -> Result<(), Box<dyn std::error::Error>>
     Ok(())
 }
 
+/// Runs one query on a cluster (standalone, or the scheduler's) and
+/// prints it as CSV.
+async fn query(q: common::Query) -> Result<(), Box<dyn std::error::Error>> {
+    let mut config = SessionConfig::new_with_ballista();
+    if let Some(n) = q.partitions {
+        config = config.with_target_partitions(n);
+    }
+    let state = state_with_functions(config, q.builtin_names)?;
+    let ctx = match &q.scheduler {
+        None => SessionContext::standalone_with_state(state).await?,
+        Some(at) => SessionContext::remote_with_state(&format!("df://{at}"), state).await?,
+    };
+    // The client's functions were reset by Ballista: registered again.
+    if q.builtin_names {
+        momenta_datafusion::register_all_with_builtin_names(&ctx);
+    } else {
+        momenta_datafusion::register_all(&ctx);
+    }
+    common::register_tables(&ctx, &q.tables).await?;
+    common::print_csv(&ctx, &q.sql).await?;
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -180,9 +218,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ["client", scheduler_at] => demo(Some(scheduler_at)).await,
         ["scheduler", port] => scheduler(port.parse()?).await,
         ["executor", scheduler_at, port] => executor(scheduler_at, port.parse()?).await,
-        _ => Err(
-            "usage: ballista [standalone | scheduler PORT | executor HOST:PORT PORT | client HOST:PORT]"
-                .into(),
-        ),
+        _ => query(common::parse(args.into_iter(), USAGE, true)?).await,
     }
 }

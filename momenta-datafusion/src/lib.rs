@@ -48,7 +48,22 @@
 //! to the nearest `f64`, rounded once), and return `Float64`. NULL rows
 //! are skipped; a function returns NULL where SQL expects it (no rows,
 //! `var_samp` of one row, `corr` of a constant column); NaN and ±∞
-//! propagate; `|corr| ≤ 1`. `DISTINCT` is not supported.
+//! propagate; `|corr| ≤ 1`. `f(DISTINCT x)` works where DataFusion
+//! rewrites it to a `GROUP BY x` (one distinct argument in the query);
+//! otherwise it is an error saying so.
+//!
+//! Window functions (`OVER (PARTITION BY … ORDER BY …)`), for what cannot
+//! be merged or retracted; each row's value is the core crate's push loop
+//! over the partition's rows in order, bit for bit:
+//!
+//! | family | functions |
+//! |---|---|
+//! | exponential (pandas `ewm`) | `momenta_ewm_mean`, `_var`, `_var_pop`, `_std`, `_std_pop` `(x, alpha [, adjust])`; `momenta_ewm_cov`, `_cov_pop`, `_corr` `(x, y, alpha [, adjust])` |
+//! | exponential, irregular rows | each of those with `_by`: `(x [, y], t, half_life [, adjust])`, the past decaying by `2^(−Δt/half_life)` |
+//! | moving (the last `w` rows) | `momenta_moving_mean`, `_var`, `_var_pop`, `_std`, `_std_pop`, `_min`, `_max`, `_median` `(x, w)`; `momenta_moving_quantile(x, w, q)` |
+//!
+//! A NULL keeps its place (a gap, as pandas' `ignore_na=False`; a place
+//! in the window), or with `IGNORE NULLS` takes none.
 //!
 //! [`register_all_with_builtin_names`] also registers the variance and
 //! covariance families under DataFusion's names (`var_pop`, `var`,
@@ -91,6 +106,15 @@ use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::{AggregateUDF, WindowUDF};
 use datafusion::prelude::SessionContext;
 
+/// The DataFusion this crate is built with (55.2): use it, and the
+/// versions of Arrow and DataFusion always agree with the functions'.
+///
+/// ```
+/// use momenta_datafusion::datafusion::prelude::SessionContext;
+///
+/// let ctx = SessionContext::new();
+/// momenta_datafusion::register_all(&ctx);
+/// ```
 pub use datafusion;
 
 /// Every aggregate function under its `momenta_` name (and aliases).
