@@ -125,11 +125,6 @@ fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "super::state::QuantileState<F>", bound = "F: Float")
-)]
 pub struct MovingQuantile<F> {
     ring: Ring<F>,
     q: F,
@@ -143,6 +138,9 @@ pub struct MovingQuantile<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MovingQuantile<F>, super::state::QuantileState<F>);
 
 impl<F: Float> MovingQuantile<F> {
     /// An empty window over the last `window` values that reports their
