@@ -54,7 +54,11 @@ use crate::{Error, Float, Momentum};
 /// pandas' options, as on [`Ema`](crate::Ema): [`EwVariance::new`] is
 /// `ewm(adjust=False)` and [`EwVariance::adjusted`] `ewm(adjust=True)`;
 /// [`variance`](EwVariance::variance) is `.var(bias=True)` and
-/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`;
+/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`
+/// (pandas' default `.var()`), [`std_dev`](EwVariance::std_dev)
+/// `.std(bias=True)` and [`unbiased_std_dev`](EwVariance::unbiased_std_dev)
+/// `.std()`; [`Momentum::from_com`], [`Momentum::from_span`] and
+/// [`Momentum::from_half_life`] take pandas' `com`, `span` and `halflife`;
 /// a clock ([`push_at`](EwVariance::push_at),
 /// [`push_after`](EwVariance::push_after)) for irregular time, a
 /// [`NanPolicy`] for missing values (pandas' `ignore_na`) and
@@ -486,8 +490,14 @@ impl<F: Float> EwVariance<F> {
         Some(clamp_non_negative(self.var) * factor)
     }
 
-    /// The exponentially weighted standard deviation, √variance, or `None`
-    /// when empty.
+    /// The exponentially weighted standard deviation √[variance](EwVariance::variance),
+    /// the biased one: pandas' `.std(bias=True)`, or `None` when empty (or
+    /// not [ready](EwVariance::is_ready)).
+    ///
+    /// pandas' default `ewm().std()` is `bias=False`:
+    /// [`unbiased_std_dev`](EwVariance::unbiased_std_dev). This one is the
+    /// width of the band the weights describe (the ±σ of a smoothed signal,
+    /// 0 after one value).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -499,6 +509,26 @@ impl<F: Float> EwVariance<F> {
     #[must_use]
     pub fn std_dev(&self) -> Option<F> {
         self.variance().map(F::sqrt)
+    }
+
+    /// √[unbiased variance](EwVariance::unbiased_variance): pandas'
+    /// `ewm().std()` (`bias=False`, its default). `None` while one value
+    /// carries all the weight (pandas' NaN) and when not
+    /// [ready](EwVariance::is_ready).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// // pandas: pd.Series([1.0, 5.0]).expanding().std() is 2√2 at the end.
+    /// let mut ew = EwVariance::new(Momentum::Cumulative)?;
+    /// ew.push(1.0);
+    /// assert_eq!(ew.unbiased_std_dev(), None);
+    /// ew.push(5.0);
+    /// assert_eq!(ew.unbiased_std_dev(), Some(8.0_f64.sqrt()));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unbiased_std_dev(&self) -> Option<F> {
+        self.unbiased_variance().map(F::sqrt)
     }
 
     /// How unusual `x` is: (x − mean)/σ with σ² the
