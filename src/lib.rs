@@ -24,7 +24,7 @@
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
-//! | median or any quantile of the last *n* samples (a median filter, spikes removed) | [`MovingQuantile`] |
+//! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
 //! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
 //! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
@@ -329,7 +329,9 @@ pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
-pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
+pub use windows::{
+    Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow,
+};
 
 /// The normalization layers' first name: every path through it
 /// (`momenta::batchnorm::BatchStats`, …) is the same item as through

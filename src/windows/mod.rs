@@ -18,11 +18,13 @@
 //! the steps of "Adding a statistic" in ARCHITECTURE.md.
 
 mod extrema;
+mod interpolation;
 mod lanes;
 mod moving_average;
 mod moving_min_max;
 mod moving_quantile;
 mod moving_variance;
+mod ordered;
 mod policy;
 mod ring;
 #[cfg(feature = "serde")]
@@ -30,6 +32,7 @@ mod state;
 mod time_window;
 mod window;
 
+pub use interpolation::Interpolation;
 pub use moving_average::MovingAverage;
 pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;

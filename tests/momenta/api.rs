@@ -7,9 +7,9 @@ use momenta::batchnorm::{
     LayerNorm, Layout, Normalizer, RunningStats,
 };
 use momenta::{
-    Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Mean,
-    MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance, VarianceParts,
-    WeightedMean, WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+    Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Interpolation,
+    Mean, MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance,
+    VarianceParts, WeightedMean, WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -51,6 +51,9 @@ fn every_type_is_send_sync_clone_debug() {
     copy::<GroupNorm<f64>>();
     copy::<VarianceParts>();
     copy::<MeanParts>();
+    shared::<Interpolation>();
+    copy::<Interpolation>();
+    assert_eq!(Interpolation::default(), Interpolation::Linear);
 }
 
 #[test]

@@ -9,9 +9,9 @@
 
 use momenta::batchnorm::{BatchStats, BnConfig, GradSums, Layout, RunningStats};
 use momenta::{
-    Covariance, Ema, EwCovariance, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum,
-    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, Skewness, TimeWindow,
-    Variance, WeightedMean, WeightedVariance,
+    Covariance, Ema, EwCovariance, EwVariance, Float, Interpolation, Kurtosis, Mean, Merge, MinMax,
+    Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, Skewness,
+    TimeWindow, Variance, WeightedMean, WeightedVariance,
 };
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde::Serialize;
@@ -556,6 +556,26 @@ fn windows(s: &Stream) {
             &MovingQuantile::<f64>::new(w, 0.3)
                 .unwrap()
                 .with_nan_policy(policy),
+            xs,
+            &formats(),
+            |m, i, o| {
+                o.f(m.push(i.x));
+                o.opt(m.quantile());
+            },
+        );
+    }
+    for (w, how) in [
+        (2, Interpolation::Lower),
+        (4, Interpolation::Higher),
+        (5, Interpolation::Nearest),
+        (6, Interpolation::Midpoint),
+    ] {
+        continues_alike(
+            "MovingQuantile<f64> interpolated",
+            &MovingQuantile::<f64>::new(w, 0.5)
+                .unwrap()
+                .with_interpolation(how)
+                .with_nan_policy(NanPolicy::Skip),
             xs,
             &formats(),
             |m, i, o| {

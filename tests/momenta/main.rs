@@ -61,8 +61,13 @@ mod norm_layers;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
+/// Values recorded from pandas for `quantiles`.
+mod pandas_quantiles;
 /// Values recorded from pandas for `signals`.
 mod pandas_signals;
+/// Every `interpolation` of pandas' rolling and time-based quantiles, bit
+/// for bit, and the naive sort under every option.
+mod quantiles;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
 /// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
