@@ -25,7 +25,9 @@
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
 //! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
-//! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
+//! | mean, variance, min, max of the last Δt of timestamped samples (pandas' `rolling("10s")`, any `closed`) | [`TimeWindow`], [`Closed`] |
+//! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
+//! | how unusual is a reading against the window before it (pandas' `(x - m.shift()) / s.shift()`) | [`MovingVariance::z_score`], [`TimeWindow::z_score`], [`EwVariance::z_score`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
 //! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
 //! | layer, group, instance and batch normalization, forward and backward (PyTorch's autograd `dx`, `dγ`, `dβ`) | [`norm::LayerNorm`], [`norm::GroupNorm`], [`norm::InstanceNorm`], [`norm::BatchNorm`] with [`norm::Backward`] |
@@ -330,7 +332,8 @@ pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{
-    Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow,
+    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
+    TimeQuantile, TimeWindow,
 };
 
 /// The normalization layers' first name: every path through it

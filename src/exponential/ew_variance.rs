@@ -539,7 +539,13 @@ impl<F: Float> EwVariance<F> {
     /// a gap: while few values carry the weight it is large (or `None`), so
     /// a reading after a dropout is not flagged because the band collapsed
     /// onto the last value. `None` when not [ready](EwVariance::is_ready),
-    /// while one value carries all the weight, and when the variance is 0.
+    /// while one value carries all the weight (pandas' NaN), and when the
+    /// variance is 0 (where pandas divides by 0 into ±∞ or NaN);
+    /// `Some(NaN)` when the variance is NaN (a NaN or an infinity pushed
+    /// under [`NanPolicy::Propagate`]) or `x` is NaN.
+    ///
+    /// pandas: `(x - e.mean().shift()) / e.std().shift()` for
+    /// `e = s.ewm(…)` (`std()` is `bias=False`).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -551,8 +557,8 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn z_score(&self, x: F) -> Option<F> {
-        let var = self.unbiased_variance()?;
-        (var > F::zero()).then(|| (x - self.mean.mean()) / var.sqrt())
+        let sd = self.unbiased_std_dev()?;
+        crate::float::z_score(x, self.mean.mean(), sd)
     }
 
     /// Forgets every value and the clock, keeping the momentum, the

@@ -1,5 +1,6 @@
 //! The values of a window in order, split at a quantile's rank: the engine
-//! of [`MovingQuantile`](crate::MovingQuantile).
+//! of [`MovingQuantile`](crate::MovingQuantile) and
+//! [`TimeQuantile`](crate::TimeQuantile).
 //!
 //! The values that are not NaN are kept in two ordered sets, the
 //! `⌊h⌋ + 1` smallest and the rest (`h = q·(m − 1)` the quantile's rank

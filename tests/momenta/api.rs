@@ -7,9 +7,10 @@ use momenta::batchnorm::{
     LayerNorm, Layout, Normalizer, RunningStats,
 };
 use momenta::{
-    Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Interpolation,
-    Mean, MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance,
-    VarianceParts, WeightedMean, WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+    Accumulator, Closed, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance,
+    Interpolation, Mean, MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy,
+    TimeQuantile, Variance, VarianceParts, WeightedMean, WeightedMeanParts, WeightedVariance,
+    WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -53,6 +54,10 @@ fn every_type_is_send_sync_clone_debug() {
     copy::<MeanParts>();
     shared::<Interpolation>();
     copy::<Interpolation>();
+    shared::<Closed>();
+    copy::<Closed>();
+    assert_eq!(Closed::default(), Closed::Right);
+    shared::<TimeQuantile<f64>>();
     assert_eq!(Interpolation::default(), Interpolation::Linear);
 }
 
