@@ -23,10 +23,6 @@ use crate::{Error, Float};
 /// [`median`](Self::median) is `q = 0.5`: a median filter, which removes
 /// spikes that a moving average would smear.
 ///
-/// `min_periods` defaults to 1, where pandas' `rolling(window)` defaults to
-/// `window`: a streaming filter answers from its first value (see
-/// [`with_min_periods`](Self::with_min_periods) for pandas' default).
-///
 /// The values are kept in two ordered sets, the `⌊h⌋ + 1` smallest and the
 /// rest, so the two neighbours of the quantile are the largest of the first
 /// set and the smallest of the second; a push removes the value that leaves,
@@ -43,6 +39,14 @@ use crate::{Error, Float};
 /// skip list mishandles infinities — it reports 1 as the median of
 /// `[1, ∞, ∞]` — so there the crate follows the sorted window instead).
 /// `−0.0` sorts below `+0.0`.
+///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
 ///
 /// # Memory
 ///
@@ -216,7 +220,7 @@ impl<F: Float> MovingQuantile<F> {
     pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
         self.policy = self
             .policy
-            .with_min_periods(min_periods, Some(self.ring.window()))?;
+            .with_min_periods(min_periods, self.ring.window())?;
         Ok(self)
     }
 

@@ -34,6 +34,14 @@ use crate::{Error, Float, NanPolicy};
 /// crate's tests check this on 10⁶-value streams with outliers and level
 /// changes).
 ///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
+///
 /// # Memory
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): memory follows the values

@@ -142,7 +142,7 @@ impl<F> WindowState<F> {
             nan: self.nan_policy,
             ..Policy::default()
         };
-        policy.with_min_periods(self.min_periods, Some(self.window))
+        policy.with_min_periods(self.min_periods, self.window)
     }
 }
 

@@ -204,13 +204,13 @@ impl<F: Float> TimeWindow<F> {
     /// ones under [`NanPolicy::Skip`] — as pandas' `min_periods`. The
     /// default is 1, pandas' default for time windows; 0 acts as 1.
     ///
-    /// # Errors
-    ///
-    /// None: any count can be reached. The `Result` keeps the signature of
-    /// the count windows' `with_min_periods`.
+    /// Any count can be reached, so this cannot fail and returns `Self`,
+    /// as on the exponential types. (It returned a `Result` that was never
+    /// an error; the count windows' `with_min_periods` returns one because
+    /// theirs must not exceed the window.)
     ///
     /// ```
-    /// let mut w = momenta::TimeWindow::new(3.0)?.with_min_periods(2)?;
+    /// let mut w = momenta::TimeWindow::new(3.0)?.with_min_periods(2);
     /// w.push_at(0.0, 4.0)?;
     /// assert_eq!(w.mean(), None);
     /// w.push_at(1.0, 6.0)?;
@@ -219,9 +219,10 @@ impl<F: Float> TimeWindow<F> {
     /// assert_eq!(w.mean(), None);
     /// # Ok::<(), momenta::Error>(())
     /// ```
-    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
-        self.policy = self.policy.with_min_periods(min_periods, None)?;
-        Ok(self)
+    #[must_use]
+    pub fn with_min_periods(mut self, min_periods: usize) -> Self {
+        self.policy.min_periods = min_periods;
+        self
     }
 
     /// Whether the window holds enough samples for its statistics (see
@@ -709,7 +710,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
     fn try_from(state: TimeWindowState<F>) -> Result<Self, Error> {
         let mut w = Self::new(state.span)?
             .with_nan_policy(state.nan_policy)
-            .with_min_periods(state.min_periods)?;
+            .with_min_periods(state.min_periods);
         if state.times.len() != state.values.len() {
             return Err(Error::state(alloc::format!(
                 "{} times for {} values",

@@ -418,7 +418,7 @@ fn a_z_score_is_none_on_a_flat_window_and_nan_after_a_nan() {
     assert!(v.z_score(f64::NAN).unwrap().is_nan());
     assert_eq!(v.z_score(f64::INFINITY), Some(f64::INFINITY));
 
-    let mut w = TimeWindow::new(10.0).unwrap().with_min_periods(3).unwrap();
+    let mut w = TimeWindow::new(10.0).unwrap().with_min_periods(3);
     w.push_at(0.0, 1.0).unwrap();
     w.push_at(1.0, 3.0).unwrap();
     assert_eq!(w.z_score(7.0), None); // min_periods not met
