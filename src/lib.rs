@@ -353,3 +353,9 @@ pub use norm as batchnorm;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The "from pandas and polars" page: every example, checked against
+/// values recorded from pandas, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/PANDAS.md")]
+struct PandasDoctests;
