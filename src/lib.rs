@@ -24,8 +24,10 @@
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
-//! | median or any quantile of the last *n* samples (a median filter, spikes removed) | [`MovingQuantile`] |
-//! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
+//! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
+//! | mean, variance, min, max of the last Δt of timestamped samples (pandas' `rolling("10s")`, any `closed`) | [`TimeWindow`], [`Closed`] |
+//! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
+//! | how unusual is a reading against the window before it (pandas' `(x - m.shift()) / s.shift()`) | [`MovingVariance::z_score`], [`TimeWindow::z_score`], [`EwVariance::z_score`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
 //! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
 //! | layer, group, instance and batch normalization, forward and backward (PyTorch's autograd `dx`, `dγ`, `dβ`) | [`norm::LayerNorm`], [`norm::GroupNorm`], [`norm::InstanceNorm`], [`norm::BatchNorm`] with [`norm::Backward`] |
@@ -343,7 +345,10 @@ pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
-pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
+pub use windows::{
+    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
+    TimeQuantile, TimeWindow,
+};
 
 /// The normalization layers' first name: every path through it
 /// (`momenta::batchnorm::BatchStats`, …) is the same item as through
@@ -362,3 +367,9 @@ pub use norm as batchnorm;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The "from pandas and polars" page: every example, checked against
+/// values recorded from pandas, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/PANDAS.md")]
+struct PandasDoctests;

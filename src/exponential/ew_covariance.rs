@@ -143,6 +143,11 @@ impl<F: Float> EwCovariance<F> {
     /// Keeps every statistic `None` until at least `n` pairs are in
     /// (pandas' `min_periods`).
     ///
+    /// `n` is a `usize` as on every window (it was a `u64`), and any count
+    /// can be reached, so this cannot fail and returns `Self`; the count
+    /// windows' `with_min_periods` returns a `Result` because theirs must
+    /// not exceed the window.
+    ///
     /// ```
     /// use momenta::{EwCovariance, Momentum};
     /// let mut c = EwCovariance::new(Momentum::Factor(0.5))?.with_min_periods(2);
@@ -153,8 +158,8 @@ impl<F: Float> EwCovariance<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
-    pub fn with_min_periods(mut self, n: u64) -> Self {
-        self.weights.min_periods = n;
+    pub fn with_min_periods(mut self, n: usize) -> Self {
+        self.weights.min_periods = u64::try_from(n).unwrap_or(u64::MAX);
         self
     }
 

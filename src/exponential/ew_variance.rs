@@ -54,7 +54,11 @@ use crate::{Error, Float, Momentum};
 /// pandas' options, as on [`Ema`](crate::Ema): [`EwVariance::new`] is
 /// `ewm(adjust=False)` and [`EwVariance::adjusted`] `ewm(adjust=True)`;
 /// [`variance`](EwVariance::variance) is `.var(bias=True)` and
-/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`;
+/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`
+/// (pandas' default `.var()`), [`std_dev`](EwVariance::std_dev)
+/// `.std(bias=True)` and [`unbiased_std_dev`](EwVariance::unbiased_std_dev)
+/// `.std()`; [`Momentum::from_com`], [`Momentum::from_span`] and
+/// [`Momentum::from_half_life`] take pandas' `com`, `span` and `halflife`;
 /// a clock ([`push_at`](EwVariance::push_at),
 /// [`push_after`](EwVariance::push_after)) for irregular time, a
 /// [`NanPolicy`] for missing values (pandas' `ignore_na`) and
@@ -192,6 +196,11 @@ impl<F: Float> EwVariance<F> {
     /// (pandas' `min_periods`; values skipped by the [`NanPolicy`] do not
     /// count).
     ///
+    /// `n` is a `usize` as on every window (it was a `u64`), and any count
+    /// can be reached, so this cannot fail and returns `Self`; the count
+    /// windows' `with_min_periods` returns a `Result` because theirs must
+    /// not exceed the window.
+    ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
     /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?.with_min_periods(3);
@@ -202,8 +211,8 @@ impl<F: Float> EwVariance<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
-    pub fn with_min_periods(mut self, n: u64) -> Self {
-        self.weights.min_periods = n;
+    pub fn with_min_periods(mut self, n: usize) -> Self {
+        self.weights.min_periods = u64::try_from(n).unwrap_or(u64::MAX);
         self
     }
 
@@ -485,8 +494,14 @@ impl<F: Float> EwVariance<F> {
         Some(clamp_non_negative(self.var) * factor)
     }
 
-    /// The exponentially weighted standard deviation, √variance, or `None`
-    /// when empty.
+    /// The exponentially weighted standard deviation √[variance](EwVariance::variance),
+    /// the biased one: pandas' `.std(bias=True)`, or `None` when empty (or
+    /// not [ready](EwVariance::is_ready)).
+    ///
+    /// pandas' default `ewm().std()` is `bias=False`:
+    /// [`unbiased_std_dev`](EwVariance::unbiased_std_dev). This one is the
+    /// width of the band the weights describe (the ±σ of a smoothed signal,
+    /// 0 after one value).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -500,6 +515,26 @@ impl<F: Float> EwVariance<F> {
         self.variance().map(F::sqrt)
     }
 
+    /// √[unbiased variance](EwVariance::unbiased_variance): pandas'
+    /// `ewm().std()` (`bias=False`, its default). `None` while one value
+    /// carries all the weight (pandas' NaN) and when not
+    /// [ready](EwVariance::is_ready).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// // pandas: pd.Series([1.0, 5.0]).expanding().std() is 2√2 at the end.
+    /// let mut ew = EwVariance::new(Momentum::Cumulative)?;
+    /// ew.push(1.0);
+    /// assert_eq!(ew.unbiased_std_dev(), None);
+    /// ew.push(5.0);
+    /// assert_eq!(ew.unbiased_std_dev(), Some(8.0_f64.sqrt()));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unbiased_std_dev(&self) -> Option<F> {
+        self.unbiased_variance().map(F::sqrt)
+    }
+
     /// How unusual `x` is: (x − mean)/σ with σ² the
     /// [unbiased variance](EwVariance::unbiased_variance). Call it before
     /// pushing `x`, to score a value against what came before it.
@@ -508,7 +543,13 @@ impl<F: Float> EwVariance<F> {
     /// a gap: while few values carry the weight it is large (or `None`), so
     /// a reading after a dropout is not flagged because the band collapsed
     /// onto the last value. `None` when not [ready](EwVariance::is_ready),
-    /// while one value carries all the weight, and when the variance is 0.
+    /// while one value carries all the weight (pandas' NaN), and when the
+    /// variance is 0 (where pandas divides by 0 into ±∞ or NaN);
+    /// `Some(NaN)` when the variance is NaN (a NaN or an infinity pushed
+    /// under [`NanPolicy::Propagate`]) or `x` is NaN.
+    ///
+    /// pandas: `(x - e.mean().shift()) / e.std().shift()` for
+    /// `e = s.ewm(…)` (`std()` is `bias=False`).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -520,8 +561,8 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn z_score(&self, x: F) -> Option<F> {
-        let var = self.unbiased_variance()?;
-        (var > F::zero()).then(|| (x - self.mean.mean()) / var.sqrt())
+        let sd = self.unbiased_std_dev()?;
+        crate::float::z_score(x, self.mean.mean(), sd)
     }
 
     /// Forgets every value and the clock, keeping the momentum, the

@@ -17,21 +17,28 @@
 //! own where add/remove sums do not apply, as for order statistics); then
 //! the steps of "Adding a statistic" in ARCHITECTURE.md.
 
+mod bounds;
 mod extrema;
+mod interpolation;
 mod lanes;
 mod moving_average;
 mod moving_min_max;
 mod moving_quantile;
 mod moving_variance;
+mod ordered;
 mod policy;
 mod ring;
 #[cfg(feature = "serde")]
 mod state;
+mod time_quantile;
 mod time_window;
 mod window;
 
+pub use bounds::Closed;
+pub use interpolation::Interpolation;
 pub use moving_average::MovingAverage;
 pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;
 pub use moving_variance::MovingVariance;
+pub use time_quantile::TimeQuantile;
 pub use time_window::TimeWindow;

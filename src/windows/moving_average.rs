@@ -25,6 +25,14 @@ use crate::{Error, Float, NanPolicy};
 /// it is within a few ulps of the largest value in the window, no worse
 /// than a two-pass over the window (the crate's tests check both).
 ///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
+///
 /// # Memory
 ///
 /// Memory grows with the values actually pushed, up to `window` values:

@@ -33,6 +33,14 @@ use crate::{Error, Float};
 /// `max − min`, so it is NaN when both are the same infinity and +∞ when
 /// the difference overflows.
 ///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
+///
 /// # Memory
 ///
 /// The values in the window (up to `window`) and the two deques (up to
@@ -143,7 +151,7 @@ impl<F: Float> MovingMinMax<F> {
     pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
         self.policy = self
             .policy
-            .with_min_periods(min_periods, Some(self.ring.window()))?;
+            .with_min_periods(min_periods, self.ring.window())?;
         Ok(self)
     }
 

@@ -34,6 +34,14 @@ use crate::{Error, Float, NanPolicy};
 /// crate's tests check this on 10⁶-value streams with outliers and level
 /// changes).
 ///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
+///
 /// # Memory
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): memory follows the values
@@ -287,6 +295,31 @@ impl<F: Float> MovingVariance<F> {
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
         self.sample_variance().map(F::sqrt)
+    }
+
+    /// How unusual `x` is against the window as it stands, without
+    /// pushing it: (x − mean)/s with s the
+    /// [sample standard deviation](Self::sample_std_dev). Call it before
+    /// pushing `x`: pandas' `(x - r.mean().shift()) / r.std().shift()` for
+    /// `r = s.rolling(window)`.
+    ///
+    /// `None` until the window is [ready](Self::is_ready), below two values
+    /// (pandas' NaN), and while s is 0 (a flat window, where pandas divides
+    /// by 0 into ±∞ or NaN). `Some(NaN)` while a NaN or an infinity counts
+    /// in the window, or when `x` is NaN.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(4)?;
+    /// v.extend_from_slice(&[9.0, 11.0, 9.0, 11.0]); // mean 10, s² = 4/3
+    /// let z = v.z_score(14.0).unwrap();
+    /// assert!((z - 4.0 / (4.0_f64 / 3.0).sqrt()).abs() < 1e-15);
+    /// v.extend_from_slice(&[5.0; 4]);
+    /// assert_eq!(v.z_score(6.0), None); // a flat window has no spread
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn z_score(&self, x: F) -> Option<F> {
+        crate::float::z_score(x, self.mean()?, self.sample_std_dev()?)
     }
 
     /// The number of values in the window: `min(n, window)` after `n`

@@ -1098,7 +1098,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     pub(crate) fn set_min_periods(&mut self, min_periods: usize) -> Result<(), Error> {
         self.policy = self
             .policy
-            .with_min_periods(min_periods, Some(self.ring.window()))?;
+            .with_min_periods(min_periods, self.ring.window())?;
         Ok(())
     }
 

@@ -9,9 +9,9 @@
 
 use momenta::batchnorm::{BatchStats, BnConfig, GradSums, Layout, RunningStats};
 use momenta::{
-    Covariance, Ema, EwCovariance, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum,
-    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, Skewness, TimeWindow,
-    Variance, WeightedMean, WeightedVariance,
+    Closed, Covariance, Ema, EwCovariance, EwVariance, Float, Interpolation, Kurtosis, Mean, Merge,
+    MinMax, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy,
+    Skewness, TimeQuantile, TimeWindow, Variance, WeightedMean, WeightedVariance,
 };
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde::Serialize;
@@ -564,7 +564,64 @@ fn windows(s: &Stream) {
             },
         );
     }
+    for (w, how) in [
+        (2, Interpolation::Lower),
+        (4, Interpolation::Higher),
+        (5, Interpolation::Nearest),
+        (6, Interpolation::Midpoint),
+    ] {
+        continues_alike(
+            "MovingQuantile<f64> interpolated",
+            &MovingQuantile::<f64>::new(w, 0.5)
+                .unwrap()
+                .with_interpolation(how)
+                .with_nan_policy(NanPolicy::Skip),
+            xs,
+            &formats(),
+            |m, i, o| {
+                o.f(m.push(i.x));
+                o.opt(m.quantile());
+            },
+        );
+    }
     let timed = clocked(xs);
+    for (span, closed, how) in [
+        (0.5, Closed::Right, Interpolation::Linear),
+        (3.0, Closed::Left, Interpolation::Nearest),
+        (1.0, Closed::Both, Interpolation::Midpoint),
+        (0.7, Closed::Neither, Interpolation::Higher),
+    ] {
+        continues_alike(
+            "TimeQuantile<f64>",
+            &TimeQuantile::<f64>::new(span, 0.3)
+                .unwrap()
+                .with_closed(closed)
+                .with_interpolation(how)
+                .with_nan_policy(NanPolicy::Skip),
+            &timed,
+            &formats(),
+            |m, i, o| {
+                match m.push_at(i.t, i.x) {
+                    Ok(q) => o.f(q),
+                    Err(e) => o.ok(Err::<(), _>(e)),
+                }
+                o.opt(m.quantile());
+            },
+        );
+        continues_alike(
+            "TimeWindow<f64> closed",
+            &TimeWindow::<f64>::new(span).unwrap().with_closed(closed),
+            &timed,
+            &formats(),
+            |w, i, o| {
+                o.ok(w.push_at(i.t, i.x));
+                o.opt(w.mean());
+                o.opt(w.sample_variance());
+                o.opt(w.z_score(1e6));
+                o.opt(w.max());
+            },
+        );
+    }
     for span in [0.5, 3.0, 1e9] {
         for policy in [NanPolicy::Propagate, NanPolicy::Skip] {
             continues_alike(

@@ -61,8 +61,15 @@ mod norm_layers;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
+/// Values recorded from pandas for `quantiles`.
+mod pandas_quantiles;
 /// Values recorded from pandas for `signals`.
 mod pandas_signals;
+/// Values recorded from pandas for `time_windows`.
+mod pandas_time;
+/// Every `interpolation` of pandas' rolling and time-based quantiles, bit
+/// for bit, and the naive sort under every option.
+mod quantiles;
 /// A failed restore names the field and the value it could not read.
 mod restore_errors;
 /// Checkpoint and restore of the core accumulators.
@@ -75,6 +82,9 @@ mod shape_laws;
 /// Rolling min/max, quantiles, time windows and skipped NaN against
 /// pandas, naive recomputation and quickcheck.
 mod signals;
+/// Time windows' `closed` ends, the time-based quantile and the z-score of
+/// a reading against a window or an EW statistic, against pandas.
+mod time_windows;
 /// `WeightedMean` and `WeightedVariance` against exact and numpy values,
 /// their laws, hostile weights and checkpoints.
 mod weighted;
