@@ -305,6 +305,7 @@ mod nan_policy;
 mod parallel;
 #[cfg(feature = "serde")]
 mod serde_float;
+mod series;
 mod windows;
 
 /// The generator and references the tests share (`tests/support`).

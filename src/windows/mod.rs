@@ -25,6 +25,7 @@ mod moving_quantile;
 mod moving_variance;
 mod policy;
 mod ring;
+mod series;
 #[cfg(feature = "serde")]
 mod state;
 mod time_window;

@@ -3,13 +3,20 @@
 use alloc::collections::BTreeSet;
 use core::cmp::Ordering;
 
+use alloc::vec::Vec;
+
 use super::extrema::below;
 use super::policy::Policy;
 use super::ring::Ring;
+use super::series::sorted;
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::error::check_unit_interval;
+use crate::series::check_output;
 use crate::{Error, Float};
+
+/// Slices shorter than this go through the push loop.
+const SERIES_MIN: usize = 64;
 
 /// A value ordered with `−0.0` below `+0.0`, tagged with its number in the
 /// stream so that equal values are distinct keys. NaN never enters.
@@ -47,7 +54,7 @@ impl<F: Float> Eq for Key<F> {}
 /// infinities it is that infinity, between an infinity and a finite value
 /// the infinity, between `−∞` and `+∞` NaN, and a difference that
 /// overflows is avoided.
-fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
+pub(super) fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
     if frac == 0.0 {
         return lo;
     }
@@ -61,6 +68,20 @@ fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
     } else {
         lo * (F::one() - f) + hi * f
     }
+}
+
+/// The rank `h = q·(m − 1)` of the `q`-quantile among `m ≥ 1` values, as
+/// `(⌊h⌋, h − ⌊h⌋)`, computed in `f64` as pandas does.
+#[inline]
+pub(super) fn rank<F: Float>(q: F, m: usize) -> (usize, f64) {
+    let h = q.as_f64() * (m - 1) as f64;
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "0 ≤ h ≤ m − 1, so its floor is a valid index"
+    )]
+    let idx = h as usize;
+    (idx, h - idx as f64)
 }
 
 /// The `q`-quantile of the last `window` values pushed, exactly, in
@@ -265,18 +286,10 @@ impl<F: Float> MovingQuantile<F> {
         self.q
     }
 
-    /// The rank `h = q·(m − 1)` of the quantile among `m ≥ 1` values, as
-    /// `(⌊h⌋, h − ⌊h⌋)`, computed in `f64` as pandas does.
+    /// The rank of the quantile among `m ≥ 1` values ([`rank`]).
     #[inline]
     fn rank(&self, m: usize) -> (usize, f64) {
-        let h = self.q.as_f64() * (m - 1) as f64;
-        #[allow(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "0 ≤ h ≤ m − 1, so its floor is a valid index"
-        )]
-        let idx = h as usize;
-        (idx, h - idx as f64)
+        rank(self.q, m)
     }
 
     /// Moves values across so that `lower` holds the `⌊h⌋ + 1` smallest.
@@ -359,7 +372,8 @@ impl<F: Float> MovingQuantile<F> {
     }
 
     /// Adds every value of `xs`, in order; only the last `window` of them
-    /// can stay, so longer slices skip straight to those.
+    /// can stay, so longer slices skip straight to those (the window is
+    /// left as pushing them one by one leaves it).
     ///
     /// ```
     /// let mut m = momenta::MovingQuantile::median(3)?;
@@ -368,16 +382,106 @@ impl<F: Float> MovingQuantile<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        let window = self.ring.window();
-        let xs = if xs.len() >= window {
-            self.reset();
-            xs.get(xs.len() - window..).unwrap_or(xs)
+        if xs.len() >= self.ring.window() {
+            self.pushed_all(xs);
         } else {
-            xs
-        };
-        for &x in xs {
-            self.push(x);
+            for &x in xs {
+                self.push(x);
+            }
         }
+    }
+
+    /// The state pushing every value of `xs` leaves: the ring as the
+    /// pushes leave it (its head too), and the ordered sets and the NaN
+    /// count of the values then in the window, numbered as the pushes
+    /// number them. O(window · log window): the sets depend only on the
+    /// window's values and their numbers.
+    fn pushed_all(&mut self, xs: &[F]) {
+        self.ring.extend(xs);
+        self.pushed += xs.len() as u64;
+        let first = self.pushed - self.ring.len() as u64;
+        let mut keys: Vec<Key<F>> = (first..)
+            .zip(self.ring.iter())
+            .filter(|(_, x)| !x.is_nan())
+            .map(|(seq, x)| Key(x, seq))
+            .collect();
+        self.nans = self.ring.len() - keys.len();
+        keys.sort_unstable();
+        let k = if keys.is_empty() {
+            0
+        } else {
+            self.rank(keys.len()).0 + 1
+        };
+        let upper = keys.split_off(k.min(keys.len()));
+        self.lower = keys.into_iter().collect();
+        self.upper = upper.into_iter().collect();
+    }
+
+    /// Pushes every value of `xs` in order and returns the quantile after
+    /// each push — what [`push`](Self::push) returns, NaN where
+    /// [`quantile`](Self::quantile) is `None` — as a new vector: pandas'
+    /// `s.rolling(window, min_periods=1).quantile(q)` (and, for a
+    /// [`median`](Self::median), `.median()`), polars'
+    /// `s.rolling_quantile(q, "linear", window, min_samples=1)` (and
+    /// `s.rolling_median(window, min_samples=1)`).
+    ///
+    /// Every value is the one the push loop returns, bit for bit, and the
+    /// window is left as the push loop leaves it. A long slice through a
+    /// window of up to 4096 values is not pushed value by value: the window
+    /// is kept as a sorted array, which a push changes by two binary
+    /// searches and one memory move, and the ordered sets are rebuilt from
+    /// the last window.
+    ///
+    /// ```
+    /// let mut median = momenta::MovingQuantile::median(3)?;
+    /// let smooth = median.quantile_series(&[1.0, 2.0, 90.0, 3.0, 4.0]);
+    /// assert_eq!(smooth, [1.0, 1.5, 2.0, 3.0, 4.0]); // the spike is gone
+    /// assert_eq!(median.push(5.0), 4.0); // it goes on: [3, 4, 5]
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn quantile_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, &mut out);
+        out
+    }
+
+    /// [`quantile_series`](Self::quantile_series) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingQuantile::median(3)?;
+    /// let mut out = [0.0; 4];
+    /// m.quantile_series_into(&[5.0, 1.0, 2.0, 8.0], &mut out)?;
+    /// assert_eq!(out, [5.0, 3.0, 2.0, 2.0]);
+    /// assert!(m.quantile_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn quantile_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, out);
+        Ok(())
+    }
+
+    /// The series into `out`: the sorted array (`windows/series/sorted.rs`)
+    /// for a long enough slice through a window it serves, else the push
+    /// loop.
+    fn series_to(&mut self, xs: &[F], out: &mut [F]) {
+        let window = self.ring.window();
+        if window > sorted::MAX_WINDOW || xs.len() < SERIES_MIN.max(window / 2) {
+            for (&x, slot) in xs.iter().zip(out) {
+                *slot = self.push(x);
+            }
+            return;
+        }
+        sorted::series(self.ring.as_slices(), xs, window, self.q, self.policy, out);
+        self.pushed_all(xs);
     }
 
     /// The `q`-quantile of the window: `None` until it is

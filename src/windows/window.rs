@@ -89,6 +89,7 @@
 use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
+use super::series::sums::{NothingOf, Read};
 #[cfg(feature = "serde")]
 use super::state::{EngineState, M2State, SumsState, SumsWindowState};
 use crate::Float;
@@ -141,6 +142,32 @@ fn scale_for<F: Float>(max_abs: F, limit: F) -> F {
     scale
 }
 
+/// [`WindowStats::replace_run`] one [`replace`](WindowStats::replace) at a
+/// time.
+#[inline]
+fn replace_each<F: Float, S: WindowStats<F>, R: Read<F, S>>(
+    stats: &mut S,
+    olds: &[F],
+    news: &[F],
+    read: &R,
+    out: Option<&mut [F]>,
+) -> (usize, bool) {
+    let mut out = out.map(|o| o.iter_mut());
+    for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+        if !new.is_finite() {
+            return (j, false);
+        }
+        stats.replace(old, new);
+        if stats.needs_rebuild() {
+            return (j + 1, true);
+        }
+        if let Some(slot) = out.as_mut().and_then(Iterator::next) {
+            *slot = read.read(stats);
+        }
+    }
+    (olds.len().min(news.len()), false)
+}
+
 /// Statistics of a multiset of finite values that supports adding and
 /// removing values.
 pub(crate) trait WindowStats<F>: Default + Clone {
@@ -171,6 +198,28 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn remove(&mut self, x: F);
     /// Removes `old`, a finite value of the set, and adds `new`, finite.
     fn replace(&mut self, old: F, new: F);
+    /// Replaces `olds[j]` by `news[j]` for each `j` in order, as
+    /// [`replace`](Self::replace) followed by the check of
+    /// [`needs_rebuild`](Self::needs_rebuild) does, while the new value is
+    /// finite and no rebuild is due, and writes `read` of the state after
+    /// each replacement to `out[j]` (when there is an `out`). Returns how
+    /// many replacements were made, and whether the last one left a
+    /// rebuild due (its value is then not written). The loop of a window's
+    /// series between two wraps.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool)
+    where
+        F: Float,
+    {
+        replace_each(self, olds, news, read, out)
+    }
+
     /// Moves the shift onto `x`, a finite value of the set, without
     /// changing the statistics. O(1).
     fn rebase(&mut self, x: F);
@@ -323,6 +372,42 @@ impl<F: Float> ShiftedSum<F> {
         self.hi + self.lo
     }
 
+    /// [`replace_run`](WindowStats::replace_run) of an unscaled, non-empty
+    /// sum, writing the mean to `out` when `WRITE`: the operations of
+    /// [`moved`](Self::moved), [`needs_rebuild`](WindowStats::needs_rebuild)
+    /// and [`mean`](Self::mean), in their order, on the pair held in
+    /// registers.
+    #[inline]
+    fn run<const WRITE: bool>(&mut self, olds: &[F], news: &[F], out: &mut [F]) -> (usize, bool) {
+        let (mut hi, mut lo, mut churn) = (self.hi, self.lo, self.lo_churn);
+        let (magnitude, shift, unscale) = (self.magnitude, self.shift, self.unscale);
+        let count = count_to::<F>(self.count);
+        let mut out = out.iter_mut();
+        let mut done = (olds.len().min(news.len()), false);
+        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+            if !new.is_finite() {
+                done = (j, false);
+                break;
+            }
+            let (d, e) = two_diff(new, old);
+            let (s, err) = two_sum(hi, d);
+            hi = s;
+            lo = lo + (err + e);
+            churn = churn + lo.abs();
+            // `needs_rebuild`; NaN fails the comparison too.
+            let bounded = churn <= magnitude + hi.abs();
+            if !bounded {
+                done = (j + 1, true);
+                break;
+            }
+            if WRITE && let Some(slot) = out.next() {
+                *slot = (shift + (hi + lo) / count) * unscale;
+            }
+        }
+        (self.hi, self.lo, self.lo_churn) = (hi, lo, churn);
+        done
+    }
+
     /// The (scaled) mean minus the shift; 0 when empty.
     #[inline]
     pub(crate) fn offset(&self) -> F {
@@ -424,6 +509,28 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.refresh(older, newer);
         if self.needs_rebuild() {
             self.rebuild(|| older.iter().chain(newer).copied());
+        }
+    }
+
+    /// The replacements of a run with the pair in registers: the same
+    /// operations as [`replace`](WindowStats::replace) and the check, in
+    /// the same order, so the same bits.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool) {
+        if self.count == 0 || self.scale != F::one() {
+            return replace_each(self, olds, news, read, out);
+        }
+        // The mean is the only statistic of a plain sum.
+        let _ = read;
+        match out {
+            Some(out) => self.run::<true>(olds, news, out),
+            None => self.run::<false>(olds, news, &mut []),
         }
     }
 
@@ -1048,16 +1155,16 @@ impl NonFinite {
     serde(try_from = "SumsWindowState<F>", bound = "F: Float, S: WindowStats<F>")
 )]
 pub(crate) struct Window<F, S> {
-    ring: Ring<F>,
+    pub(super) ring: Ring<F>,
     non_finite: NonFinite,
     /// Statistics of the finite values in the window.
-    total: S,
+    pub(super) total: S,
     /// While the ring's head (the pushes into the full window since it
     /// last wrapped) is below this, a finite push takes the fast path:
     /// `window − 1` when the window is full of finite values and no re-base
     /// is pending, else 0. The push that wraps the head always takes the
     /// slow path, which moves the shift or refreshes the statistics.
-    fast_until: usize,
+    pub(super) fast_until: usize,
     /// Pushes into the full window since the statistics were last taken
     /// afresh, counted at each wrap.
     since_refresh: usize,
@@ -1230,7 +1337,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// Recomputes the statistics of the window from its values.
     #[cold]
     #[inline(never)]
-    fn rebuild(&mut self) {
+    pub(super) fn rebuild(&mut self) {
         #[cfg(test)]
         {
             self.rebuilds += 1;
@@ -1244,18 +1351,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         }
     }
 
+    /// Pushes every value of `xs` in order: the state is the push loop's,
+    /// bit for bit, by the runs of the series engine.
     pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
-        let window = self.ring.window();
-        let xs = if xs.len() >= window {
-            // Only the last `window` values stay: skip the others.
-            self.reset();
-            xs.get(xs.len() - window..).unwrap_or(xs)
-        } else {
-            xs
-        };
-        for &x in xs {
-            self.push(x);
-        }
+        self.series(xs, &NothingOf, |_| F::nan(), None);
     }
 
     pub(crate) fn reset(&mut self) {

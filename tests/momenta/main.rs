@@ -62,6 +62,9 @@ mod outliers;
 mod pandas_signals;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// The whole-series slice APIs against the push loop, pandas and hostile
+/// data.
+mod series;
 /// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
 mod shape;
 /// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
