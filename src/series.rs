@@ -33,3 +33,51 @@ pub(crate) fn check_output(
 pub(crate) fn or_nan<F: Float>(x: Option<F>) -> F {
     x.unwrap_or_else(F::nan)
 }
+
+/// Pushes each value of `xs` with `push` and writes `read` after each
+/// push (NaN for `None`) to `out`: the series of the statistics without a
+/// faster path of their own (the exponential ones, whose one recurrence
+/// is already the fastest way through, and the time window).
+#[inline]
+pub(crate) fn each<S, X: Copy, F: Float>(
+    state: &mut S,
+    xs: &[X],
+    out: &mut [F],
+    push: impl Fn(&mut S, X),
+    read: impl Fn(&S) -> Option<F>,
+) {
+    for (&x, slot) in xs.iter().zip(out) {
+        push(state, x);
+        *slot = or_nan(read(state));
+    }
+}
+
+/// Checks the times of a timed series before anything is pushed, so that
+/// a bad time changes nothing: as many as the values, each finite and no
+/// earlier than the one before it (the first no earlier than `clock`, the
+/// time of the previous push).
+///
+/// # Errors
+///
+/// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch) naming
+/// `times`, or [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+/// naming `time`, as `push_at` names it.
+pub(crate) fn check_times(
+    clock: Option<f64>,
+    times: &[f64],
+    values: usize,
+    previous: &'static str,
+) -> Result<(), Error> {
+    check_output("times", values, times.len())?;
+    let mut last = clock;
+    for &t in times {
+        if !t.is_finite() {
+            return Err(Error::parameter("time", t, "finite"));
+        }
+        if last.is_some_and(|l| t < l) {
+            return Err(Error::parameter("time", t, previous));
+        }
+        last = Some(t);
+    }
+    Ok(())
+}

@@ -243,7 +243,7 @@ impl<F: Float> MovingAverage<F> {
     ///
     /// // pandas' default min_periods=window: NaN until the window is full.
     /// let mut b = MovingAverage::new(2)?.with_min_periods(2)?;
-    /// let m = b.mean_series(&[1.0, 2.0, 4.0]);
+    /// let m: Vec<f64> = b.mean_series(&[1.0, 2.0, 4.0]);
     /// assert!(m[0].is_nan());
     /// assert_eq!(m[1..], [1.5, 3.0]);
     /// # Ok::<(), momenta::Error>(())

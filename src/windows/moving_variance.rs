@@ -361,9 +361,9 @@ impl<F: Float> MovingVariance<F> {
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(3)?;
-    /// let var = v.sample_variance_series(&[1.0, 3.0, 5.0, 11.0]);
+    /// let var: Vec<f64> = v.sample_variance_series(&[1.0, 3.0, 5.0, 9.0]);
     /// assert!(var[0].is_nan()); // one value: no sample variance
-    /// assert_eq!(var[1..], [2.0, 4.0, 16.0]);
+    /// assert_eq!(var[1..], [2.0, 4.0, 28.0 / 3.0]);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]

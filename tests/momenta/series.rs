@@ -3,12 +3,20 @@
 //! into slices anywhere; values recorded from pandas; hostile input.
 
 use crate::support::SplitMix;
-use momenta::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy};
+use momenta::{
+    Ema, EwCovariance, EwVariance, Momentum, MovingAverage, MovingMinMax, MovingQuantile,
+    MovingVariance, NanPolicy, TimeWindow,
+};
 use serde::Serialize;
 
 /// The bits of a value, so that NaN compares (and its payload with it).
 fn bits(xs: &[f64]) -> Vec<u64> {
     xs.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A state's checkpoint, which shows every bit of it.
+fn json<T: Serialize>(t: &T) -> String {
+    serde_json::to_string(t).unwrap()
 }
 
 /// The same two slices, bit for bit (NaN too).
@@ -385,4 +393,223 @@ fn a_buffer_of_the_wrong_length_is_an_error_and_changes_nothing() {
     let mut v = MovingVariance::<f64>::new(3).unwrap();
     assert!(v.sample_variance_series_into(&[1.0], &mut out).is_err());
     assert!(v.is_empty());
+}
+
+/// Times for `n` samples: irregular steps, repeats, long gaps.
+fn times(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = SplitMix(seed);
+    let mut t = 1e6;
+    (0..n)
+        .map(|_| {
+            t += match rng.next_u64() % 8 {
+                0 => 0.0,
+                1 => 250.0 * rng.unit(),
+                _ => rng.unit(),
+            };
+            t
+        })
+        .collect()
+}
+
+#[test]
+fn exponential_series_are_the_push_loop() {
+    let xs = hostile(6000, 21);
+    let ys = hostile(6000, 22);
+    let ts = times(6000, 23);
+    let momenta = [
+        Momentum::Factor(0.1),
+        Momentum::Decay(0.999),
+        Momentum::Cumulative,
+        Momentum::from_half_life(3.0).unwrap(),
+    ];
+    for momentum in momenta {
+        for nan in [NanPolicy::Propagate, NanPolicy::Skip, NanPolicy::Gap] {
+            for adjusted in [false, true] {
+                let what = format!("{momentum:?}, {nan:?}, adjusted {adjusted}");
+                let ema = if adjusted {
+                    Ema::adjusted(momentum)
+                } else {
+                    Ema::new(momentum)
+                }
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(3);
+                check(
+                    &what,
+                    &ema,
+                    &xs,
+                    &cuts(xs.len(), 1),
+                    |e, x| {
+                        e.push(x);
+                        e.value().unwrap_or(f64::NAN)
+                    },
+                    Ema::value_series,
+                );
+                let ew = if adjusted {
+                    EwVariance::adjusted(momentum)
+                } else {
+                    EwVariance::new(momentum)
+                }
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(2);
+                type Read = fn(&EwVariance<f64>) -> Option<f64>;
+                type Series = fn(&mut EwVariance<f64>, &[f64]) -> Vec<f64>;
+                let stats: [(Read, Series); 4] = [
+                    (EwVariance::mean, EwVariance::mean_series),
+                    (EwVariance::variance, EwVariance::variance_series),
+                    (
+                        EwVariance::unbiased_variance,
+                        EwVariance::unbiased_variance_series,
+                    ),
+                    (EwVariance::std_dev, EwVariance::std_dev_series),
+                ];
+                for (read, series) in stats {
+                    check(
+                        &what,
+                        &ew,
+                        &xs,
+                        &cuts(xs.len(), 2),
+                        |e, x| {
+                            e.push(x);
+                            read(e).unwrap_or(f64::NAN)
+                        },
+                        series,
+                    );
+                }
+                // Timed: the clock's series against push_at one by one.
+                let mut a = ema.clone();
+                let mut b = ema.clone();
+                let want: Vec<f64> = ts
+                    .iter()
+                    .zip(&xs)
+                    .map(|(&t, &x)| {
+                        a.push_at(t, x).unwrap();
+                        a.value().unwrap_or(f64::NAN)
+                    })
+                    .collect();
+                let mut got = Vec::new();
+                for w in cuts(xs.len(), 3).windows(2) {
+                    let r = w[0]..w[1];
+                    got.extend(b.value_series_at(&ts[r.clone()], &xs[r]).unwrap());
+                }
+                assert_eq!(bits(&got), bits(&want), "{what}: timed");
+                assert_eq!(json(&a), json(&b), "{what}: timed state");
+                let mut a = EwCovariance::new(momentum).unwrap().with_nan_policy(nan);
+                let mut b = a.clone();
+                let want: Vec<f64> = ts
+                    .iter()
+                    .zip(xs.iter().zip(&ys))
+                    .map(|(&t, (&x, &y))| {
+                        a.push_at(t, x, y).unwrap();
+                        a.correlation().unwrap_or(f64::NAN)
+                    })
+                    .collect();
+                let got = b.correlation_series_at(&ts, &xs, &ys).unwrap();
+                assert_eq!(bits(&got), bits(&want), "{what}: correlation");
+                assert_eq!(json(&a), json(&b), "{what}");
+                let mut c = EwCovariance::new(momentum).unwrap().with_nan_policy(nan);
+                let mut d = c.clone();
+                let want: Vec<f64> = xs
+                    .iter()
+                    .zip(&ys)
+                    .map(|(&x, &y)| {
+                        c.push(x, y);
+                        c.unbiased_covariance().unwrap_or(f64::NAN)
+                    })
+                    .collect();
+                let got = d.unbiased_covariance_series(&xs, &ys).unwrap();
+                assert_eq!(bits(&got), bits(&want), "{what}: covariance");
+                assert_eq!(json(&c), json(&d), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn time_window_series_are_the_push_loop() {
+    let xs = hostile(6000, 31);
+    let ts = times(6000, 32);
+    type Read = fn(&TimeWindow<f64>) -> Option<f64>;
+    type Series = fn(&mut TimeWindow<f64>, &[f64], &[f64]) -> Result<Vec<f64>, momenta::Error>;
+    let stats: [(Read, Series); 8] = [
+        (TimeWindow::mean, TimeWindow::mean_series_at),
+        (
+            TimeWindow::sample_variance,
+            TimeWindow::sample_variance_series_at,
+        ),
+        (
+            TimeWindow::population_variance,
+            TimeWindow::population_variance_series_at,
+        ),
+        (
+            TimeWindow::sample_std_dev,
+            TimeWindow::sample_std_dev_series_at,
+        ),
+        (
+            TimeWindow::population_std_dev,
+            TimeWindow::population_std_dev_series_at,
+        ),
+        (TimeWindow::min, TimeWindow::min_series_at),
+        (TimeWindow::max, TimeWindow::max_series_at),
+        (TimeWindow::range, TimeWindow::range_series_at),
+    ];
+    for span in [0.5, 10.0, 400.0] {
+        for nan in [NanPolicy::Propagate, NanPolicy::Skip] {
+            for (read, series) in stats {
+                let start = TimeWindow::new(span)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(2)
+                    .unwrap();
+                let (mut a, mut b) = (start.clone(), start.clone());
+                let want: Vec<f64> = ts
+                    .iter()
+                    .zip(&xs)
+                    .map(|(&t, &x)| {
+                        a.push_at(t, x).unwrap();
+                        read(&a).unwrap_or(f64::NAN)
+                    })
+                    .collect();
+                let mut got = Vec::new();
+                for w in cuts(xs.len(), 4).windows(2) {
+                    let r = w[0]..w[1];
+                    got.extend(series(&mut b, &ts[r.clone()], &xs[r]).unwrap());
+                }
+                assert_eq!(bits(&got), bits(&want), "span {span}, {nan:?}");
+                assert_eq!(
+                    serde_json::to_string(&a).unwrap(),
+                    serde_json::to_string(&b).unwrap()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_time_anywhere_in_a_timed_series_changes_nothing() {
+    let mut w = TimeWindow::<f64>::new(5.0).unwrap();
+    w.push_at(3.0, 1.0).unwrap();
+    let before = serde_json::to_string(&w).unwrap();
+    for times in [
+        [4.0, 5.0, 4.5],
+        [4.0, f64::NAN, 6.0],
+        [2.0, 5.0, 6.0],
+        [4.0, 5.0, f64::INFINITY],
+    ] {
+        let e = w.mean_series_at(&times, &[1.0, 2.0, 3.0]).unwrap_err();
+        assert!(e.to_string().starts_with("time must be"), "{e}");
+        assert_eq!(serde_json::to_string(&w).unwrap(), before);
+    }
+    let e = w.mean_series_at(&[4.0], &[1.0, 2.0]).unwrap_err();
+    assert_eq!(e.to_string(), "times must have length 2, got 1");
+    let mut e = Ema::<f64>::new(Momentum::Factor(0.5)).unwrap();
+    e.push_at(1.0, 2.0).unwrap();
+    let saved = e.clone();
+    assert!(e.value_series_at(&[2.0, 0.5], &[1.0, 1.0]).is_err());
+    assert_eq!(e, saved);
+    let mut c = EwCovariance::<f64>::new(Momentum::Factor(0.5)).unwrap();
+    let e = c.covariance_series(&[1.0, 2.0], &[1.0]).unwrap_err();
+    assert_eq!(e.to_string(), "ys must have length 2, got 1");
+    assert_eq!(c.count(), 0);
 }

@@ -15,7 +15,7 @@
 
 use alloc::vec::Vec;
 
-use super::extremes::{key, value};
+use super::extremes::{any_nan, key, value};
 use crate::Float;
 use crate::windows::moving_quantile::{lerp, rank};
 use crate::windows::policy::Policy;
@@ -35,32 +35,36 @@ pub(crate) fn series<F: Float>(
     policy: Policy,
     out: &mut [F],
 ) {
-    let (b0, b1) = before;
-    let known = b0.len() + b1.len();
-    let at = |p: usize| -> F {
-        let x = if p < b0.len() {
-            b0.get(p)
-        } else if p < known {
-            b1.get(p - b0.len())
-        } else {
-            xs.get(p - known)
-        };
-        x.copied().unwrap_or_else(F::nan)
-    };
-    let mut sorted: Vec<i64> = b0
+    let lead: Vec<F> = before.0.iter().chain(before.1).copied().collect();
+    let known = lead.len();
+    let mut sorted: Vec<i64> = lead
         .iter()
-        .chain(b1)
         .filter(|x| !x.is_nan())
         .map(|&x| key(x))
         .collect();
     sorted.sort_unstable();
     sorted.reserve(window.min(known + xs.len()).saturating_sub(sorted.len()));
     let mut nans = known - sorted.len();
-    for (i, slot) in out.iter_mut().enumerate().take(xs.len()) {
-        let p = known + i;
-        let x = at(p);
-        let leaving = (p >= window).then(|| at(p - window));
-        match (leaving, x.is_nan()) {
+    // The value that leaves when `xs[p]` enters, if any.
+    let left = |p: usize| match p.checked_sub(window) {
+        Some(i) => xs.get(i).copied(),
+        None => (known + p)
+            .checked_sub(window)
+            .and_then(|i| lead.get(i).copied()),
+    };
+    // Filling, or NaN anywhere: every push by the general rule. Without
+    // NaN, once the window is full its rank is fixed and a push is one
+    // replacement.
+    let calm = nans == 0 && !any_nan(xs);
+    let filling = if calm {
+        window.saturating_sub(known).min(xs.len())
+    } else {
+        xs.len()
+    };
+    let (head, tail) = out.split_at_mut(filling.min(out.len()));
+    for (p, slot) in head.iter_mut().enumerate() {
+        let x = xs.get(p).copied().unwrap_or_else(F::nan);
+        match (left(p), x.is_nan()) {
             (Some(old), false) if !old.is_nan() => replace(&mut sorted, key(old), key(x)),
             (Some(old), true) if !old.is_nan() => {
                 remove(&mut sorted, key(old));
@@ -74,21 +78,37 @@ pub(crate) fn series<F: Float>(
             (None, false) => insert(&mut sorted, key(x)),
             (None, true) => nans += 1,
         }
-        let len = window.min(p + 1);
-        let counted = policy.counted(len, nans);
+        let counted = policy.counted(window.min(known + p + 1), nans);
         let m = sorted.len();
         *slot = if !policy.ready(counted) || (nans > 0 && !policy.skips_nan()) || m == 0 {
             F::nan()
         } else {
-            let (idx, frac) = rank(q, m);
-            let lo = sorted.get(idx).map_or_else(F::nan, |&k| value(k));
-            if frac == 0.0 {
-                lo
-            } else {
-                let hi = sorted.get(idx + 1).map_or_else(F::nan, |&k| value(k));
-                lerp(lo, hi, frac)
-            }
+            at_rank(&sorted, rank(q, m))
         };
+    }
+    if tail.is_empty() {
+        return;
+    }
+    // Full, no NaN: `window` values at every push, every one ready.
+    let rank = rank(q, window);
+    let (news, olds) = (xs.get(filling..).unwrap_or(&[]), xs);
+    let lead_olds = lead.get(known + filling - window..).unwrap_or(&[]);
+    for ((slot, &new), &old) in tail.iter_mut().zip(news).zip(lead_olds.iter().chain(olds)) {
+        replace(&mut sorted, key(old), key(new));
+        *slot = at_rank(&sorted, rank);
+    }
+}
+
+/// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, by the push path's
+/// interpolation.
+#[inline]
+fn at_rank<F: Float>(sorted: &[i64], (idx, frac): (usize, f64)) -> F {
+    let lo = sorted.get(idx).map_or_else(F::nan, |&k| value(k));
+    if frac == 0.0 {
+        lo
+    } else {
+        let hi = sorted.get(idx + 1).map_or_else(F::nan, |&k| value(k));
+        lerp(lo, hi, frac)
     }
 }
 
@@ -98,11 +118,42 @@ fn place(sorted: &[i64], k: i64) -> usize {
     sorted.partition_point(|&s| s < k)
 }
 
+/// Windows up to this long move values by swapping them along; longer
+/// ones by a memory move.
+const SHORT: usize = 32;
+
 /// Replaces a copy of `old` by `new`, keeping the order: the values
 /// between their places move by one.
 #[inline]
 fn replace(sorted: &mut [i64], old: i64, new: i64) {
-    let from = place(sorted, old);
+    let mut at = place(sorted, old);
+    if sorted.len() <= SHORT {
+        // Walk `new` from `old`'s place to its own.
+        if new > old {
+            while let Some(&next) = sorted.get(at + 1).filter(|&&next| next < new) {
+                if let Some(slot) = sorted.get_mut(at) {
+                    *slot = next;
+                }
+                at += 1;
+            }
+        } else {
+            while let Some(&prev) = at
+                .checked_sub(1)
+                .and_then(|i| sorted.get(i))
+                .filter(|&&prev| prev > new)
+            {
+                if let Some(slot) = sorted.get_mut(at) {
+                    *slot = prev;
+                }
+                at -= 1;
+            }
+        }
+        if let Some(slot) = sorted.get_mut(at) {
+            *slot = new;
+        }
+        return;
+    }
+    let from = at;
     let to = place(sorted, new);
     if to > from {
         // `new` goes after the values in `from + 1..to`, which move down.
