@@ -27,7 +27,9 @@ mod common;
 
 use common::{config, data};
 use criterion::{Criterion, Throughput, black_box};
-use momenta::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance};
+use momenta::{
+    Ema, EwVariance, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::time::Instant;
 
@@ -100,6 +102,8 @@ enum Stat {
     Min(usize),
     Max(usize),
     Median(usize),
+    EwmMean(f64),
+    EwmVar(f64),
 }
 
 impl Stat {
@@ -120,8 +124,24 @@ impl Stat {
                     _ => return None,
                 })
             }
+            "ewm" => {
+                let alpha: f64 = param.parse().ok()?;
+                match what {
+                    "mean" => Some(Self::EwmMean(alpha)),
+                    "var" => Some(Self::EwmVar(alpha)),
+                    _ => None,
+                }
+            }
             _ => None,
         }
+    }
+
+    fn ema(alpha: f64) -> Ema<f64> {
+        Ema::adjusted(Momentum::Factor(alpha)).unwrap()
+    }
+
+    fn ew(alpha: f64) -> EwVariance<f64> {
+        EwVariance::adjusted(Momentum::Factor(alpha)).unwrap()
     }
 
     /// The series into a caller's buffer.
@@ -143,6 +163,8 @@ impl Stat {
             Self::Median(w) => MovingQuantile::median(w)
                 .unwrap()
                 .quantile_series_into(xs, out),
+            Self::EwmMean(a) => Self::ema(a).value_series_into(xs, out),
+            Self::EwmVar(a) => Self::ew(a).unbiased_variance_series_into(xs, out),
         }
         .unwrap();
     }
@@ -161,6 +183,8 @@ impl Stat {
             Self::Min(w) => MovingMinMax::new(w).unwrap().min_series(xs),
             Self::Max(w) => MovingMinMax::new(w).unwrap().max_series(xs),
             Self::Median(w) => MovingQuantile::median(w).unwrap().quantile_series(xs),
+            Self::EwmMean(a) => Self::ema(a).value_series(xs),
+            Self::EwmVar(a) => Self::ew(a).unbiased_variance_series(xs),
         }
     }
 
@@ -200,6 +224,13 @@ impl Stat {
                 let mut m = MovingQuantile::median(w).unwrap();
                 xs.iter().map(|&x| m.push(black_box(x))).collect()
             }
+            Self::EwmMean(a) => pushed(xs, &mut Self::ema(a), Ema::push, Ema::value),
+            Self::EwmVar(a) => pushed(
+                xs,
+                &mut Self::ew(a),
+                EwVariance::push,
+                EwVariance::unbiased_variance,
+            ),
         }
     }
 }

@@ -378,10 +378,15 @@ impl<F: Float> ShiftedSum<F> {
     /// and [`mean`](Self::mean), in their order, on the pair held in
     /// registers.
     #[inline]
-    fn run<const WRITE: bool>(&mut self, olds: &[F], news: &[F], out: &mut [F]) -> (usize, bool) {
+    fn run<R: Read<F, Self>, const WRITE: bool>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: &mut [F],
+    ) -> (usize, bool) {
         let (mut hi, mut lo, mut churn) = (self.hi, self.lo, self.lo_churn);
-        let (magnitude, shift, unscale) = (self.magnitude, self.shift, self.unscale);
-        let count = count_to::<F>(self.count);
+        let magnitude = self.magnitude;
         let mut out = out.iter_mut();
         let mut done = (olds.len().min(news.len()), false);
         for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
@@ -401,7 +406,7 @@ impl<F: Float> ShiftedSum<F> {
                 break;
             }
             if WRITE && let Some(slot) = out.next() {
-                *slot = (shift + (hi + lo) / count) * unscale;
+                *slot = read.read_run(self, hi + lo, F::zero());
             }
         }
         (self.hi, self.lo, self.lo_churn) = (hi, lo, churn);
@@ -422,6 +427,13 @@ impl<F: Float> ShiftedSum<F> {
     #[inline]
     pub(crate) fn mean(&self) -> F {
         (self.shift + self.offset()) * self.unscale
+    }
+
+    /// [`mean`](Self::mean) had the pair's total been `total`, for a set
+    /// that is not empty.
+    #[inline]
+    pub(crate) fn mean_of(&self, total: F) -> F {
+        (self.shift + total / count_to(self.count)) * self.unscale
     }
 
     /// The sum of `values()` with `scale`, shifted by the newest value.
@@ -526,11 +538,9 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         if self.count == 0 || self.scale != F::one() {
             return replace_each(self, olds, news, read, out);
         }
-        // The mean is the only statistic of a plain sum.
-        let _ = read;
         match out {
-            Some(out) => self.run::<true>(olds, news, out),
-            None => self.run::<false>(olds, news, &mut []),
+            Some(out) => self.run::<R, true>(olds, news, read, out),
+            None => self.run::<R, false>(olds, news, read, &mut []),
         }
     }
 
@@ -806,9 +816,21 @@ impl<F: Float> ShiftedMoments<F> {
     /// large to represent.
     #[inline]
     pub(crate) fn variance(&self, divisor: F) -> F {
+        self.variance_of(self.m2, divisor)
+    }
+
+    /// [`variance`](Self::variance) had M2 been `m2`.
+    #[inline]
+    pub(crate) fn variance_of(&self, m2: F, divisor: F) -> F {
         // Both scales are powers of two: undoing them is exact.
         let unscale = self.sum.unscale / self.dev_scale;
-        clamp_non_negative(self.m2) / divisor * unscale * unscale
+        clamp_non_negative(m2) / divisor * unscale * unscale
+    }
+
+    /// M2 as it is.
+    #[inline]
+    pub(crate) fn m2(&self) -> F {
+        self.m2
     }
 
     /// The product of two deviations (in the sum's scale), each brought
@@ -928,6 +950,27 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.update(self.product(d, (y_new - after) + (y_old - before)));
     }
 
+    /// The replacements of a run, for a window of two values or more whose
+    /// sums and deviations are unscaled: the operations of
+    /// [`replace`](WindowStats::replace) and the check, in the same order,
+    /// so the same bits, with the branches that do not apply left out.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool) {
+        if self.sum.count <= 1 || self.sum.scale != F::one() || self.dev_scale != F::one() {
+            return replace_each(self, olds, news, read, out);
+        }
+        match out {
+            Some(out) => self.run::<R, true>(olds, news, read, out),
+            None => self.run::<R, false>(olds, news, read, &mut []),
+        }
+    }
+
     fn rebase(&mut self, x: F) {
         self.sum.rebase(x);
     }
@@ -1042,6 +1085,58 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
 }
 
 impl<F: Float> ShiftedMoments<F> {
+    /// [`replace_run`](WindowStats::replace_run) of an unscaled window of
+    /// two values or more, writing `read` to `out` when `WRITE`.
+    #[inline]
+    fn run<R: Read<F, Self>, const WRITE: bool>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: &mut [F],
+    ) -> (usize, bool) {
+        let (inv, shift) = (self.inv_count, self.sum.shift);
+        let magnitude = self.sum.magnitude;
+        let eight = F::from_f64(M2_CANCELLATION);
+        let (mut hi, mut lo, mut lo_churn) = (self.sum.hi, self.sum.lo, self.sum.lo_churn);
+        let (mut m2, mut churn) = (self.m2, self.churn);
+        // The mean before a replacement is the mean after the last one.
+        let mut before = (hi + lo) * inv;
+        let mut out = out.iter_mut();
+        let mut done = (olds.len().min(news.len()), false);
+        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+            if !new.is_finite() {
+                done = (j, false);
+                break;
+            }
+            // `ShiftedSum::accumulate_pair` of `new − old`.
+            let (d, e) = two_diff(new, old);
+            let (s, err) = two_sum(hi, d);
+            hi = s;
+            lo = lo + (err + e);
+            lo_churn = lo_churn + lo.abs();
+            let after = (hi + lo) * inv;
+            // `update`.
+            let term = d * (((new - shift) - after) + ((old - shift) - before));
+            m2 = m2 + term;
+            churn = churn + term.abs();
+            before = after;
+            // `needs_rebuild`, M2's then the sum's; NaN fails them too.
+            let held = churn <= m2 * eight && m2 < F::infinity();
+            let bounded = lo_churn <= magnitude + hi.abs();
+            if !(held && bounded) {
+                done = (j + 1, true);
+                break;
+            }
+            if WRITE && let Some(slot) = out.next() {
+                *slot = read.read_run(self, hi + lo, m2);
+            }
+        }
+        (self.sum.hi, self.sum.lo, self.sum.lo_churn) = (hi, lo, lo_churn);
+        (self.m2, self.churn) = (m2, churn);
+        done
+    }
+
     /// M2 by a two-pass in lanes over the values of `older` then `newer`,
     /// all finite, when nothing is scaled and it fits; by
     /// [`m2_afresh`](Self::m2_afresh) otherwise.
@@ -1303,6 +1398,40 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             self.rebuild();
         }
         self.set_fast_until();
+    }
+
+    /// The push that wraps the head of a full window of finite values, with
+    /// no re-base pending and no refresh due: [`push_slow`]'s steps for
+    /// that case, in its order (the replacement, the shift moved onto the
+    /// value just pushed, the check), without its other branches. Returns
+    /// whether it applied; nothing changes when it did not.
+    ///
+    /// [`push_slow`]: Self::push_slow
+    #[inline]
+    pub(super) fn wrap_push(&mut self, x: F) -> bool {
+        let window = self.ring.window();
+        let since = self.since_refresh.saturating_add(window);
+        let applies = x.is_finite()
+            && self.ring.is_full()
+            && self.ring.head() + 1 == window
+            && !self.rebase_pending
+            && self.non_finite.is_empty(false)
+            && since < REFRESH_PUSHES;
+        if !applies {
+            return false;
+        }
+        let Some(old) = self.ring.push(x) else {
+            return false;
+        };
+        self.total.replace(old, x);
+        self.since_refresh = since;
+        // The value the shift moved onto at the last wrap has left: the
+        // shift moves onto `x`, which stays until the next.
+        self.total.rebase(x);
+        if self.total.needs_rebuild() {
+            self.rebuild();
+        }
+        true
     }
 
     /// Opens the fast path when the window is full of finite values and no

@@ -32,4 +32,5 @@
 
 pub(crate) mod extremes;
 pub(crate) mod sorted;
+pub(crate) mod sorted_blocks;
 pub(crate) mod sums;

@@ -16,12 +16,17 @@
 use alloc::vec::Vec;
 
 use super::extremes::{any_nan, key, value};
+use super::sorted_blocks;
 use crate::Float;
 use crate::windows::moving_quantile::{lerp, rank};
 use crate::windows::policy::Policy;
 
 /// The longest window the sorted array serves.
 pub(crate) const MAX_WINDOW: usize = 4096;
+
+/// From this window on, the full windows of a stretch without NaN go
+/// through the sorted blocks (`sorted_blocks.rs`) instead.
+const BLOCKS_FROM: usize = 128;
 
 /// Writes into `out[i]` the `q`-quantile of the window ending at `xs[i]`,
 /// of `window` values, in a series whose earlier values are `before`
@@ -91,8 +96,18 @@ pub(crate) fn series<F: Float>(
     }
     // Full, no NaN: `window` values at every push, every one ready.
     let rank = rank(q, window);
+    // The value that leaves at the tail's first push, and the window
+    // that push ends.
+    let first = known + filling - window;
+    if window >= BLOCKS_FROM {
+        let start = first + 1;
+        let head = lead.get(start.min(known)..).unwrap_or(&[]);
+        let tail_xs = xs.get(start.saturating_sub(known)..).unwrap_or(&[]);
+        sorted_blocks::series(head, tail_xs, window, rank, tail);
+        return;
+    }
     let (news, olds) = (xs.get(filling..).unwrap_or(&[]), xs);
-    let lead_olds = lead.get(known + filling - window..).unwrap_or(&[]);
+    let lead_olds = lead.get(first..).unwrap_or(&[]);
     for ((slot, &new), &old) in tail.iter_mut().zip(news).zip(lead_olds.iter().chain(olds)) {
         replace(&mut sorted, key(old), key(new));
         *slot = at_rank(&sorted, rank);
@@ -126,8 +141,11 @@ const SHORT: usize = 32;
 /// between their places move by one.
 #[inline]
 fn replace(sorted: &mut [i64], old: i64, new: i64) {
-    let mut at = place(sorted, old);
     if sorted.len() <= SHORT {
+        // `old`'s place by counting, which has no chain of dependent loads
+        // (a copy of `old` is there: keys that compare equal are the same
+        // bits).
+        let mut at = sorted.iter().fold(0, |n, &k| n + usize::from(k < old));
         // Walk `new` from `old`'s place to its own.
         if new > old {
             while let Some(&next) = sorted.get(at + 1).filter(|&&next| next < new) {
@@ -153,7 +171,7 @@ fn replace(sorted: &mut [i64], old: i64, new: i64) {
         }
         return;
     }
-    let from = at;
+    let from = place(sorted, old);
     let to = place(sorted, new);
     if to > from {
         // `new` goes after the values in `from + 1..to`, which move down.

@@ -22,6 +22,10 @@ use crate::Float;
 pub(crate) trait Read<F, S> {
     /// The statistic of the window whose sums are `s`.
     fn read(&self, s: &S) -> F;
+    /// The same from a run's running values: the pair's total `hi + lo`
+    /// and M2 (0 for a plain sum), the rest of `s` as it is (constant
+    /// through a run), so that a run keeps them in registers.
+    fn read_run(&self, s: &S, total: F, m2: F) -> F;
 }
 
 /// The mean.
@@ -32,12 +36,20 @@ impl<F: Float> Read<F, ShiftedSum<F>> for MeanOf {
     fn read(&self, s: &ShiftedSum<F>) -> F {
         s.mean()
     }
+    #[inline]
+    fn read_run(&self, s: &ShiftedSum<F>, total: F, _: F) -> F {
+        s.mean_of(total)
+    }
 }
 
 impl<F: Float> Read<F, ShiftedMoments<F>> for MeanOf {
     #[inline]
     fn read(&self, s: &ShiftedMoments<F>) -> F {
         s.sum().mean()
+    }
+    #[inline]
+    fn read_run(&self, s: &ShiftedMoments<F>, total: F, _: F) -> F {
+        s.sum().mean_of(total)
     }
 }
 
@@ -51,7 +63,11 @@ pub(crate) struct VarianceOf<F> {
 impl<F: Float> Read<F, ShiftedMoments<F>> for VarianceOf<F> {
     #[inline]
     fn read(&self, s: &ShiftedMoments<F>) -> F {
-        let v = s.variance(self.divisor);
+        self.read_run(s, F::zero(), s.m2())
+    }
+    #[inline]
+    fn read_run(&self, s: &ShiftedMoments<F>, _: F, m2: F) -> F {
+        let v = s.variance_of(m2, self.divisor);
         if self.sqrt { v.sqrt() } else { v }
     }
 }
@@ -63,6 +79,10 @@ pub(crate) struct NothingOf;
 impl<F: Float, S> Read<F, S> for NothingOf {
     #[inline]
     fn read(&self, _: &S) -> F {
+        F::nan()
+    }
+    #[inline]
+    fn read_run(&self, _: &S, _: F, _: F) -> F {
         F::nan()
     }
 }
@@ -96,7 +116,9 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     continue;
                 }
             }
-            self.push(x);
+            if !self.wrap_push(x) {
+                self.push(x);
+            }
             put(&mut out, i, || slow(self));
             i += 1;
         }
