@@ -39,7 +39,9 @@ struct HugePages;
 /// numpy's threshold.
 const HUGE: usize = 4 << 20;
 
-/// Advises the whole pages of `len` bytes at `p` into huge pages.
+/// Advises the whole pages of `len` bytes at `p` into huge pages (Linux
+/// only; elsewhere nothing).
+#[cfg(target_os = "linux")]
 fn advise(p: *mut u8, len: usize) {
     if p.is_null() || len < HUGE {
         return;
@@ -52,6 +54,9 @@ fn advise(p: *mut u8, len: usize) {
         libc::madvise(p.add(offset).cast(), len - offset, libc::MADV_HUGEPAGE);
     }
 }
+
+#[cfg(not(target_os = "linux"))]
+fn advise(_: *mut u8, _: usize) {}
 
 // SAFETY: every call is forwarded to `System` with its own arguments; the
 // advice changes no memory contents.

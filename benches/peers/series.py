@@ -18,6 +18,13 @@ writes the data (1e6 + U(0, 1), seeded) to a file both sides read, and
 alternates: each round runs momenta's side once (`cargo bench --bench
 series` in harness mode, which times every statistic once) and then every
 peer once per statistic; each time reported is the best over the rounds.
+
+momenta's time is its `*_series` call, which returns a new vector as the
+peers return a new array; the bench allocates it with the huge-page
+advice numpy gives its arrays (see `benches/series.rs`). The line after
+gives `*_series_into` into a reused buffer and the push loop. The
+`rolling_floor_20` row is the memory floor: `x[i] - x[i - 20]` into a new
+vector, against numpy's `x[20:] - x[:-20]`.
 """
 
 import argparse
@@ -49,7 +56,8 @@ import polars as pl  # noqa: E402
 
 WINDOWS = [5, 20, 101, 1000]
 DEFAULT_STATS = (
-    [f"rolling_mean_{w}" for w in WINDOWS]
+    ["rolling_floor_20"]
+    + [f"rolling_mean_{w}" for w in WINDOWS]
     + [f"rolling_var_{w}" for w in WINDOWS]
     + [f"rolling_max_{w}" for w in WINDOWS]
     + [f"rolling_median_{w}" for w in WINDOWS]
@@ -61,6 +69,10 @@ def peers_of(stat, x, s, p):
     """The peers' calls for `stat`, as pandas, polars and bottleneck spell
     it, with min_periods=1 as momenta's windows default to."""
     family, what, param = stat.split("_")
+    if family == "rolling" and what == "floor":
+        # The memory floor: one read, one subtraction, one new array.
+        w = int(param)
+        return {"numpy": lambda: np.subtract(x[w:], x[:-w])}
     if family == "rolling":
         w = int(param)
         return {
@@ -130,8 +142,9 @@ def run_momenta(data_path, stats, out_dir, root):
     times = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) >= 3 and parts[0] == "momenta" and parts[2].startswith("series="):
-            times[parts[1]] = float(parts[2].split("=")[1])
+        if len(parts) >= 4 and parts[0] == "momenta" and parts[2].startswith("series="):
+            fields = dict(p.split("=") for p in parts[2:])
+            times[parts[1]] = {k: float(v) for k, v in fields.items()}
     return times
 
 
@@ -201,10 +214,13 @@ def main():
     subprocess.run(["cargo", "bench", "--quiet", "--bench", "series", "--no-run"], cwd=root, check=True)
 
     best = {stat: {} for stat in stats}
+    into, push = {}, {}
     outputs = {stat: {} for stat in stats}
     for _ in range(args.rounds):
         for stat, t in run_momenta(data_path, stats, tmp, root).items():
-            best[stat]["momenta"] = min(best[stat].get("momenta", float("inf")), t)
+            best[stat]["momenta"] = min(best[stat].get("momenta", float("inf")), t["series"])
+            into[stat] = min(into.get(stat, float("inf")), t["into"])
+            push[stat] = min(push.get(stat, float("inf")), t["push"])
         for stat in stats:
             for name, call in peers_of(stat, x, s, p).items():
                 start = time.perf_counter()
@@ -232,7 +248,10 @@ def main():
         )
         others = " ".join(f"{n}={t:.2f}" for n, t in times.items() if n not in ("momenta", peer))
         print(line + (f"  ({others})" if others else ""))
+        print(f"  momenta into a reused buffer={into[stat]:.2f} push loop={push[stat]:.2f}")
         family, what, _ = stat.split("_")
+        if what == "floor":
+            continue
         if family == "rolling" and what in ("mean", "var"):
             errs = exact_errors(stat, x, ints, k, series, positions)
             print("  error " + " ".join(f"{n}={e:.1e}" for n, e in errs.items()))

@@ -287,7 +287,8 @@ impl<F: Float> EwCovariance<F> {
 
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the biased covariance
     /// after each push, NaN where [`covariance`](Self::covariance) is `None`:
-    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y, bias=True)`. The statistic goes on from where it was and is left as
+    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y, bias=True)` (polars has no
+    /// exponentially weighted covariance). The statistic goes on from where it was and is left as
     /// the push loop leaves it, every value the push loop's bit for bit.
     ///
     /// # Errors
@@ -411,7 +412,8 @@ impl<F: Float> EwCovariance<F> {
     }
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the unbiased covariance
     /// after each push, NaN where [`unbiased_covariance`](Self::unbiased_covariance) is `None`:
-    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y)` (`bias=False`, its default). The statistic goes on from where it was and is left as
+    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y)` (`bias=False`, its default;
+    /// polars has no exponentially weighted covariance). The statistic goes on from where it was and is left as
     /// the push loop leaves it, every value the push loop's bit for bit.
     ///
     /// # Errors
@@ -537,7 +539,8 @@ impl<F: Float> EwCovariance<F> {
     }
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the correlation
     /// after each push, NaN where [`correlation`](Self::correlation) is `None`:
-    /// pandas' `x.ewm(alpha=α, adjust=False).corr(y)`. The statistic goes on from where it was and is left as
+    /// pandas' `x.ewm(alpha=α, adjust=False).corr(y)` (polars has no exponentially
+    /// weighted correlation). The statistic goes on from where it was and is left as
     /// the push loop leaves it, every value the push loop's bit for bit.
     ///
     /// # Errors

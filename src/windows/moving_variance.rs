@@ -234,9 +234,15 @@ impl<F: Float> MovingVariance<F> {
     /// between two wraps of the ring run as one loop).
     ///
     /// ```
+    /// let xs = [5.0_f64, 1.0, 2.0, 3.0];
     /// let mut v = momenta::MovingVariance::new(3)?;
-    /// v.extend_from_slice(&[5.0, 1.0, 2.0, 3.0]);
-    /// assert_eq!(v.sample_variance(), Some(1.0));
+    /// v.extend_from_slice(&xs);
+    /// let mut pushed = momenta::MovingVariance::new(3)?;
+    /// for &x in &xs {
+    ///     pushed.push(x);
+    /// }
+    /// assert_eq!(v.sample_variance(), pushed.sample_variance()); // the same bits
+    /// assert!((v.sample_variance().unwrap() - 1.0).abs() < 1e-15); // [1, 2, 3]
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {

@@ -606,7 +606,8 @@ impl<F: Float> TimeWindow<F> {
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the population variance after each push, NaN where [`population_variance`](Self::population_variance)
-    /// is `None`: pandas' `s.rolling("5s").var(ddof=0)`. The window goes on from where it was and is
+    /// is `None`: pandas' `s.rolling("5s").var(ddof=0)`, polars'
+    /// `s.rolling_var_by(t, "5s", ddof=0)`. The window goes on from where it was and is
     /// left as the push loop leaves it, every value the push loop's bit
     /// for bit; the times are checked first, so a bad one changes nothing.
     ///
@@ -739,7 +740,8 @@ impl<F: Float> TimeWindow<F> {
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the population standard deviation after each push, NaN where [`population_std_dev`](Self::population_std_dev)
-    /// is `None`: pandas' `s.rolling("5s").std(ddof=0)`. The window goes on from where it was and is
+    /// is `None`: pandas' `s.rolling("5s").std(ddof=0)`, polars'
+    /// `s.rolling_std_by(t, "5s", ddof=0)`. The window goes on from where it was and is
     /// left as the push loop leaves it, every value the push loop's bit
     /// for bit; the times are checked first, so a bad one changes nothing.
     ///
@@ -935,7 +937,8 @@ impl<F: Float> TimeWindow<F> {
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the range (maximum − minimum) after each push, NaN where [`range`](Self::range)
-    /// is `None`: pandas' `s.rolling("5s").max() - s.rolling("5s").min()`. The window goes on from where it was and is
+    /// is `None`: pandas' `s.rolling("5s").max() - s.rolling("5s").min()`, polars'
+    /// `s.rolling_max_by(t, "5s") - s.rolling_min_by(t, "5s")`. The window goes on from where it was and is
     /// left as the push loop leaves it, every value the push loop's bit
     /// for bit; the times are checked first, so a bad one changes nothing.
     ///

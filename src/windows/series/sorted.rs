@@ -12,6 +12,12 @@
 //! A move costs a third of the window on average (random data), a memory
 //! move that for the windows people use (up to some thousands) is cheaper
 //! than the ordered sets' rebalancing; longer windows keep the push path.
+//!
+//! Once the window is full and no NaN is about, windows of up to six
+//! values are instead sorted afresh at every push by a sorting network
+//! (no branch on the data), and windows from 128 on go through the sorted
+//! blocks of `sorted_blocks.rs`. All three read the same sorted keys, so
+//! the same values.
 
 use alloc::vec::Vec;
 
@@ -99,6 +105,12 @@ pub(crate) fn series<F: Float>(
     // The value that leaves at the tail's first push, and the window
     // that push ends.
     let first = known + filling - window;
+    if window < NETWORKS.len() {
+        let head = lead.get(first + 1..).unwrap_or(&[]);
+        let start = (first + 1).saturating_sub(known);
+        networks(head, xs.get(start..).unwrap_or(&[]), window, rank, tail);
+        return;
+    }
     if window >= BLOCKS_FROM {
         let start = first + 1;
         let head = lead.get(start.min(known)..).unwrap_or(&[]);
@@ -110,6 +122,89 @@ pub(crate) fn series<F: Float>(
     let lead_olds = lead.get(first..).unwrap_or(&[]);
     for ((slot, &new), &old) in tail.iter_mut().zip(news).zip(lead_olds.iter().chain(olds)) {
         replace(&mut sorted, key(old), key(new));
+        *slot = at_rank(&sorted, rank);
+    }
+}
+
+/// Sorting networks for windows of up to six values (Knuth, TAOCP 5.3.4;
+/// the optimal ones), indexed by the window: each window is sorted afresh
+/// by a fixed sequence of compare-exchanges, which has no branch on the
+/// data. A window of one needs none (every output is its value).
+const NETWORKS: [&[(usize, usize)]; 7] = [
+    &[],
+    &[],
+    &[(0, 1)],
+    &[(0, 2), (0, 1), (1, 2)],
+    &[(0, 2), (1, 3), (0, 1), (2, 3), (1, 2)],
+    &[
+        (0, 3),
+        (1, 4),
+        (0, 2),
+        (1, 3),
+        (0, 1),
+        (2, 4),
+        (1, 2),
+        (3, 4),
+        (2, 3),
+    ],
+    &[
+        (0, 5),
+        (1, 3),
+        (2, 4),
+        (1, 2),
+        (3, 4),
+        (0, 3),
+        (2, 5),
+        (0, 1),
+        (2, 3),
+        (4, 5),
+        (1, 2),
+        (3, 4),
+    ],
+];
+
+/// The quantile at `rank` of every full window of `window` (at most six)
+/// values of `head` then `tail`, into `out`, each window sorted by its
+/// network.
+fn networks<F: Float>(head: &[F], tail: &[F], window: usize, rank: (usize, f64), out: &mut [F]) {
+    let values = head.iter().chain(tail).map(|&x| key(x));
+    match window {
+        1 => by_network::<F, 1>(values, NETWORKS[1], rank, out),
+        2 => by_network::<F, 2>(values, NETWORKS[2], rank, out),
+        3 => by_network::<F, 3>(values, NETWORKS[3], rank, out),
+        4 => by_network::<F, 4>(values, NETWORKS[4], rank, out),
+        5 => by_network::<F, 5>(values, NETWORKS[5], rank, out),
+        6 => by_network::<F, 6>(values, NETWORKS[6], rank, out),
+        _ => {}
+    }
+}
+
+/// [`networks`] for windows of `N` values.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    reason = "the network must unroll: its pairs are constants"
+)]
+fn by_network<F: Float, const N: usize>(
+    mut values: impl Iterator<Item = i64>,
+    network: &[(usize, usize)],
+    rank: (usize, f64),
+    out: &mut [F],
+) {
+    // The window's keys in order of arrival, the newest last.
+    let mut win = [0_i64; N];
+    for slot in win.iter_mut().skip(1) {
+        *slot = values.next().unwrap_or(0);
+    }
+    for (slot, k) in out.iter_mut().zip(values) {
+        win.rotate_left(1);
+        win[N - 1] = k;
+        let mut sorted = win;
+        for &(a, b) in network {
+            let (x, y) = (sorted[a], sorted[b]);
+            sorted[a] = x.min(y);
+            sorted[b] = x.max(y);
+        }
         *slot = at_rank(&sorted, rank);
     }
 }
@@ -199,4 +294,26 @@ fn remove(sorted: &mut Vec<i64>, k: i64) {
 fn insert(sorted: &mut Vec<i64>, k: i64) {
     let at = place(sorted, k);
     sorted.insert(at, k);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_networks_sort_every_input() {
+        // The 0-1 principle: a network that sorts every sequence of 0s and
+        // 1s sorts every sequence.
+        for (n, network) in NETWORKS.iter().enumerate() {
+            for bits in 0..1_u32 << n {
+                let mut v: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                for &(a, b) in *network {
+                    let (x, y) = (v[a], v[b]);
+                    v[a] = x.min(y);
+                    v[b] = x.max(y);
+                }
+                assert!(v.windows(2).all(|p| p[0] <= p[1]), "{n}: {bits:b}");
+            }
+        }
+    }
 }
