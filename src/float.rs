@@ -122,12 +122,39 @@ pub trait Element: Copy + Send + Sync + 'static + sealed::Sealed {
     /// assert_eq!(Element::widen(f32::MAX), f64::from(f32::MAX));
     /// ```
     fn widen(self) -> f64;
+
+    /// `x` rounded once to the nearest value of this type (ties to even):
+    /// how every output of an `f64` computation is written to a slice of
+    /// this type. Too large for the type is ±∞; NaN stays NaN.
+    ///
+    /// For `half::f16` and `half::bf16` this is the correctly rounded
+    /// narrowing of the `f64` itself. (The `half` crate's `from_f64`
+    /// goes through `f32` where the CPU has F16C, or drops the `f64`'s
+    /// low 32 bits otherwise, and so rounds twice: `1 + 2⁻¹¹ + 2⁻⁴⁰`,
+    /// above the midpoint of two `f16`, becomes the midpoint and then
+    /// the even neighbour 1.)
+    ///
+    /// ```
+    /// use momenta::Element;
+    /// assert_eq!(<f32 as Element>::narrow(0.1), 0.1_f32);
+    /// assert_eq!(<f64 as Element>::narrow(0.1), 0.1);
+    /// ```
+    fn narrow(x: f64) -> Self;
 }
 
 impl Element for f32 {
     #[inline]
     fn widen(self) -> f64 {
         f64::from(self)
+    }
+
+    #[inline]
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "rounding to nearest is the documented behaviour"
+    )]
+    fn narrow(x: f64) -> Self {
+        x as f32
     }
 }
 
@@ -136,6 +163,11 @@ impl Element for f64 {
     fn widen(self) -> f64 {
         self
     }
+
+    #[inline]
+    fn narrow(x: f64) -> Self {
+        x
+    }
 }
 
 #[cfg(feature = "half")]
@@ -143,6 +175,11 @@ impl Element for half::f16 {
     #[inline]
     fn widen(self) -> f64 {
         f64::from(f16_bits_to_f32(self.to_bits()))
+    }
+
+    #[inline]
+    fn narrow(x: f64) -> Self {
+        half::f16::from_bits(narrow_bits(x, 10, -14, 15))
     }
 }
 
@@ -153,6 +190,65 @@ impl Element for half::bf16 {
         // bfloat16 is the upper half of an f32.
         f64::from(f32::from_bits(u32::from(self.to_bits()) << 16))
     }
+
+    #[inline]
+    fn narrow(x: f64) -> Self {
+        half::bf16::from_bits(narrow_bits(x, 7, -126, 127))
+    }
+}
+
+/// The bits of `x` rounded once, to nearest with ties to even, to a
+/// 16-bit binary format with `man` mantissa bits and normal exponents
+/// `emin..=emax` (IEEE half: 10, −14, 15; bfloat16: 7, −126, 127).
+///
+/// The value is `M·2^(e − 52)` with `M` the `f64`'s 53-bit significand;
+/// its multiple of the format's quantum `2^(max(e, emin) − man)` is `M`
+/// shifted right by `s = 52 − man + max(emin − e, 0)`, rounded on the bits
+/// shifted out. The format's bits are then `(max(e, emin) − emin) · 2^man`
+/// plus that multiple: a multiple that reaches `2^(man + 1)` carries into
+/// the exponent by itself, and past the largest exponent into ∞.
+#[cfg(feature = "half")]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "bit fields of known width"
+)]
+fn narrow_bits(x: f64, man: u32, emin: i32, emax: i32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1_u64 << 52) - 1);
+    let inf = (((emax - emin + 2) as u32) << man) as u16;
+    if field == 0x7ff {
+        if frac == 0 {
+            return sign | inf;
+        }
+        // A quiet NaN, with the payload's leading bits.
+        let payload = (frac >> (52 - man)) as u16;
+        return sign | inf | (1 << (man - 1)) | payload;
+    }
+    if field == 0 {
+        // Zero, or an f64 subnormal: far below half the smallest value.
+        return sign;
+    }
+    let e = field - 1023;
+    if e > emax {
+        return sign | inf;
+    }
+    let significand = frac | (1_u64 << 52);
+    let shift = (52 - man as i32 + (emin - e).max(0)) as u32;
+    if shift >= 64 {
+        return sign;
+    }
+    let mut q = significand >> shift;
+    let rest = significand & ((1_u64 << shift) - 1);
+    let half = 1_u64 << (shift - 1);
+    if rest > half || (rest == half && q & 1 == 1) {
+        q += 1;
+    }
+    let out = ((((e.max(emin) - emin) as u64) << man) + q).min(u64::from(inf));
+    sign | out as u16
 }
 
 /// An IEEE half-precision value (its bits) as the `f32` it equals, exactly:

@@ -28,8 +28,9 @@
 //! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
 //! | a whole column in, a whole column out: pandas' `rolling(w).mean()`, `.var()`, `.max()`, `.median()`, `ewm().mean()` | the `*_series` methods ([Whole series](#whole-series)) |
-//! | BatchNorm batch and running statistics, synchronized BN | [`batchnorm`] |
-//! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`batchnorm::BatchStats::compute`] with [`batchnorm::Layout::nc`] |
+//! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
+//! | layer, group, instance and batch normalization, forward and backward (PyTorch's autograd `dx`, `dγ`, `dβ`) | [`norm::LayerNorm`], [`norm::GroupNorm`], [`norm::InstanceNorm`], [`norm::BatchNorm`] with [`norm::Backward`] |
+//! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`norm::BatchStats::compute`] with [`norm::Layout::nc`] |
 //!
 //! ```
 //! use momenta::{Ema, Merge, Momentum, MovingAverage, Variance};
@@ -169,7 +170,7 @@
 //!
 //! - **Empty → `None`.** A statistic that needs two values (the sample
 //!   variance) is `None` below two. The one exception is a per-channel
-//!   vector ([`batchnorm::BatchStats::mean`] and its siblings): a vector has
+//!   vector ([`norm::BatchStats::mean`] and its siblings): a vector has
 //!   one value per channel and no room for `None`, so a channel with no
 //!   values reads NaN there (0/0), `count()` is 0, and every fallible use
 //!   of such statistics (a running update, a normalizer) is an `Err`.
@@ -241,9 +242,10 @@
 //! | a weight < 0, NaN or ±∞, or weights whose sums overflow | `Err` ([`ErrorKind::InvalidParameter`], naming `weight`); nothing changes |
 //! | weight 0 | a finite value is left out; NaN or ±∞ makes the weighted statistics NaN (`0·NaN`) |
 //! | Σw = 0 | every weighted statistic is `None` |
-//! | a group count of 0 or one that does not divide the channels ([`batchnorm::GroupNorm`]); 0 features, or data that is not whole rows of them ([`batchnorm::LayerNorm`]) | `Err` ([`ErrorKind::InvalidParameter`], naming `groups`, `features` or `data length`) |
+//! | a group count of 0 or one that does not divide the channels ([`norm::GroupNorm`]); 0 features, or data that is not whole rows of them ([`norm::LayerNorm`]) | `Err` ([`ErrorKind::InvalidParameter`], naming `groups`, `features` or `data length`) |
+//! | a layout whose samples are not [`norm::LayerNorm`]'s `features` long; a channel axis 0 or beyond the array's | `Err` ([`ErrorKind::LengthMismatch`] naming `features`; [`ErrorKind::InvalidParameter`] naming `axis`) |
 //! | instance statistics that are not whole samples of the running statistics' channels; one position per instance with an unbiased running variance | `Err` ([`ErrorKind::LengthMismatch`], [`ErrorKind::TooFewValues`]); nothing changes |
-//! | an input, output gradient or `dx` of another length than the layout; statistics of another channel count or batch size ([`batchnorm::GradSums`]) | `Err` ([`ErrorKind::LengthMismatch`], naming `data`, `gradient`, `output`, `statistics channels` or `statistics count`) |
+//! | an input, output gradient or `dx` of another length than the layout; statistics of another channel count or batch size ([`norm::GradSums`], every layer's backward) | `Err` ([`ErrorKind::LengthMismatch`], naming `data`, `gradient`, `output`, `statistics channels`, `statistics groups`, `statistics rows`, `gradient sums groups`, `gradient sums rows` or `statistics count`) |
 //! | gradient sums (or batch statistics) of different channel counts merged — one MPI rank with another tensor shape | poisoned: the values read NaN and every fallible use is an `Err` (`try_merge` refuses at once) |
 //! | corrupt serialized state | a deserialization error naming the broken invariant |
 //!
@@ -313,9 +315,13 @@
 //! - `rayon` (default, implies `std`): parallel slice and per-channel
 //!   reductions, `FromParallelIterator` and `ParallelExtend`.
 //! - `half`: slices of `half::f16` and `half::bf16` in every slice and
-//!   per-channel kernel ([`Element`]), widened exactly (F16C at run time).
+//!   per-channel kernel ([`Element`]), widened exactly (F16C at run time);
+//!   the normalization layers' outputs and `dx` in them too, rounded once
+//!   from `f64` ([`Element::narrow`]).
 //! - `ndarray`: `BatchStats::compute_axis`, per-channel statistics of an
-//!   `ndarray` view along any axis.
+//!   `ndarray` view along any axis, and every normalization layer's
+//!   statistics, output and backward pass on arrays and views
+//!   (`statistics_array`, `normalize_array`, `backward_array`).
 //! - `mpi` (implies `std` and `serde`): `momenta::mpi::all_merge`, any
 //!   mergeable statistic across processes over MPI (rsmpi; needs an MPI
 //!   library and libclang to build).
@@ -355,7 +361,6 @@ extern crate alloc;
 extern crate std;
 
 mod accumulator;
-pub mod batchnorm;
 mod cumulative;
 mod error;
 mod exponential;
@@ -364,6 +369,7 @@ mod kernels;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 mod nan_policy;
+pub mod norm;
 #[cfg(feature = "rayon")]
 mod parallel;
 #[cfg(feature = "serde")]
@@ -388,6 +394,19 @@ pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
+
+/// The normalization layers' first name: every path through it
+/// (`momenta::batchnorm::BatchStats`, …) is the same item as through
+/// [`norm`], which holds BatchNorm and the other normalization layers.
+///
+/// ```
+/// assert_eq!(
+///     momenta::batchnorm::Layout::nc(2, 3)?,
+///     momenta::norm::Layout::nc(2, 3)?,
+/// );
+/// # Ok::<(), momenta::Error>(())
+/// ```
+pub use norm as batchnorm;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -437,7 +437,11 @@ impl<F: Float> WeightedMoments<F> {
     pub(crate) fn validate<const SPREAD: bool>(&self) -> Result<(), Error> {
         let zero = F::zero();
         let non_negative = |v: F| v >= zero;
-        if !non_negative(self.weight) || !non_negative(self.divisor) {
+        // Once Σw has overflowed every statistic is NaN, and so may the
+        // divisor be (its step multiplies the overflow by a share of it).
+        let divisor_ok =
+            non_negative(self.divisor) || (self.divisor.is_nan() && self.weight.is_infinite());
+        if !non_negative(self.weight) || !divisor_ok {
             return Err(Error::state(alloc::format!(
                 "the total weight and the reliability divisor must be non-negative, got {} and {}",
                 self.weight,

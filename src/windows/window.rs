@@ -633,7 +633,7 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         if state.m2.is_some() {
             return Err(Error::state("a moving average keeps no m2"));
         }
-        Self::checked(&state, &values).map(|(sum, _, _)| sum)
+        Self::checked(&state, &values).map(|(sum, _)| sum)
     }
 }
 
@@ -645,15 +645,14 @@ impl<F: Float> ShiftedSum<F> {
     /// about the same shift: the pair is within `ε·lo_churn` of what it
     /// held when last taken afresh (see [`needs_rebuild`]), which was
     /// within a few ulps of the values' sizes, and the fresh sum is within
-    /// `ε` of its own churn. Returns the sum, that bound on the error of
-    /// its total, and the power of two the values were brought down by to
-    /// take the sum afresh without overflow (1 when they were not).
+    /// `ε` of its own churn. Returns the sum and that bound on the error of
+    /// its total.
     ///
     /// [`needs_rebuild`]: WindowStats::needs_rebuild
     fn checked<I: Iterator<Item = F>>(
         state: &SumsState<F>,
         values: &impl Fn() -> I,
-    ) -> Result<(Self, F, F), Error> {
+    ) -> Result<(Self, F), Error> {
         let SumsState {
             shift,
             hi,
@@ -696,7 +695,7 @@ impl<F: Float> ShiftedSum<F> {
             let untouched = (shift, hi, lo, lo_churn, scale)
                 == (empty.shift, empty.hi, empty.lo, empty.lo_churn, empty.scale);
             return if untouched {
-                Ok((empty, F::zero(), F::one()))
+                Ok((empty, F::zero()))
             } else {
                 Err(Error::state(
                     "the sums of a window without finite values must be 0",
@@ -744,12 +743,12 @@ impl<F: Float> ShiftedSum<F> {
         // So is the mean's accuracy stated: within an ulp or so of the
         // values in the window.
         let (kept, exact) = (sum.total() * k, fresh.total());
-        let held = (lo_churn + n * max + hi.abs()) * k;
+        let held = (lo_churn + n * max + sum.magnitude + hi.abs()) * k;
         let bound =
             four * F::epsilon() * (held + fresh.lo_churn + exact.abs()) + F::min_positive_value();
         // NaN fails too.
         if (kept - exact).abs() <= bound {
-            Ok((sum, bound / k, k))
+            Ok((sum, bound / k))
         } else {
             Err(Error::state(alloc::format!(
                 "the sum {kept} does not match the values, whose sum is {exact}"
@@ -1015,11 +1014,11 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         }
     }
 
-    /// The sum as [`ShiftedSum`] checks it, then M2: non-negative, a
-    /// power-of-two scale, and within `√ε` of M2 taken afresh (M2's own
-    /// error after the updates of up to a refresh period is some thousands
-    /// of ulps: this catches a state whose M2 is not the values', not its
-    /// rounding).
+    /// The sum as [`ShiftedSum`] checks it, then M2: non-negative (or
+    /// NaN), a power-of-two scale, and, where it and M2 taken afresh are
+    /// finite, within `√ε` of it (M2's own error after the updates of up
+    /// to a refresh period is some thousands of ulps: this catches a state
+    /// whose M2 is not the values', not its rounding).
     #[cfg(feature = "serde")]
     fn from_state<I: Iterator<Item = F>>(
         state: SumsState<F>,
@@ -1033,7 +1032,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         else {
             return Err(Error::state("a moving variance's sums must hold m2"));
         };
-        let (sum, sum_bound, k) = ShiftedSum::checked(&state, &values)?;
+        let (sum, sum_bound) = ShiftedSum::checked(&state, &values)?;
         // +∞ is a variance too large to represent, which a window keeps
         // until the values that make it leave; NaN, deviations whose
         // rounding errors overflowed (checked against the values below).
@@ -1053,19 +1052,16 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             inv_count: F::zero(),
         };
         moments.count_changed();
-        // In the sum's scale brought down by `k` where the sum taken afresh
-        // needed it (deviations from a shift on a huge value overflow):
-        // each deviation is then `k` times larger than the window's, and
-        // is brought down by `scale/k` instead (powers of two: exact).
-        let fresh = if k == F::one() {
-            moments.m2_at(&values, scale)
-        } else {
-            let mut down = moments.clone();
-            let sum = &mut down.sum;
-            (sum.shift, sum.scale, sum.hi, sum.lo) =
-                (sum.shift * k, sum.scale * k, sum.hi * k, sum.lo * k);
-            down.m2_at(&values, scale / k)
-        };
+        // M2 as the window itself would take it afresh. Where that or the
+        // kept M2 is not finite, the values are so large that their
+        // deviations overflow (rounding errors of deviations from a shift
+        // on a huge value included): the variance reads +∞ or NaN whatever
+        // M2 holds, a NaN or +∞ M2 is taken afresh at the next push, and
+        // M2 cannot be checked, only kept.
+        let fresh = moments.m2_at(&values, scale);
+        if !(value.is_finite() && fresh.is_finite()) {
+            return Ok(moments);
+        }
         // The deviations are measured from the kept mean, which may be off
         // by the sum's own bound: M2 about it may differ by n·(bound/n)²,
         // doubled for either side.
@@ -1073,8 +1069,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         let n = count_to::<F>(moments.sum.count.max(1));
         let slack = (off + off) * (off + off) / n;
         let bound = F::epsilon().sqrt() * (value + fresh + churn) + slack + F::min_positive_value();
-        let same = value == fresh || (value.is_nan() && fresh.is_nan());
-        if same || (value - fresh).abs() <= bound {
+        if value == fresh || (value - fresh).abs() <= bound {
             Ok(moments)
         } else {
             Err(Error::state(alloc::format!(

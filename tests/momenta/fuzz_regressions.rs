@@ -283,3 +283,26 @@ fn restore_a_tiny_weight_after_a_huge_one_keeps_the_divisor() {
     assert!(d.is_finite() && (0.0..=2.0 * tiny).contains(&d), "{d}");
     assert!(WeightedVariance::<f64>::from_parts(a.to_parts()).is_ok());
 }
+
+/// `ops_weighted`: states whose Σw overflowed to +∞ (merges of heavy
+/// halves) may hold a NaN reliability divisor, as every statistic is NaN
+/// then; validation refused such a state's own serialized form.
+#[test]
+fn ops_weighted_an_overflowed_total_weight_round_trips() {
+    let mut a = WeightedVariance::<f64>::new();
+    a.push(1.0, 1e308).unwrap();
+    a.push(3.0, 1e-300).unwrap();
+    let mut b = a.clone();
+    b.merge(&a);
+    b.merge(&b.clone());
+    let parts = b.to_parts();
+    assert_eq!(parts.total_weight, f64::INFINITY);
+    let json = serde_json::to_string(&b).unwrap();
+    let back: WeightedVariance<f64> = serde_json::from_str(&json).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    assert!(WeightedVariance::<f64>::from_parts(parts).is_ok());
+    // A NaN divisor with a finite Σw is still refused.
+    let mut bad = a.to_parts();
+    bad.reliability_divisor = f64::NAN;
+    assert!(WeightedVariance::<f64>::from_parts(bad).is_err());
+}

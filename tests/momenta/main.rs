@@ -52,6 +52,9 @@ mod min_max;
 mod mpi;
 /// `ndarray` views along any axis (feature `ndarray`).
 mod ndarray;
+/// The backward pass of every normalization layer against PyTorch autograd
+/// and exact references, synchronized workers, laws and hostile input.
+mod norm_backward;
 /// LayerNorm, InstanceNorm and GroupNorm against PyTorch, both layouts,
 /// their laws and hostile input.
 mod norm_layers;

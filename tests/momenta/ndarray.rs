@@ -8,6 +8,7 @@
 use crate::support::{SplitMix, two_pass};
 use momenta::ErrorKind;
 use momenta::batchnorm::BatchStats;
+use momenta::norm::{Backward, BatchNorm, GroupNorm, InstanceNorm, LayerNorm, Layout};
 use ndarray::{Array, ArrayD, Axis, Dimension, IxDyn, RemoveAxis, ShapeBuilder, s};
 
 /// The naive statistics of every channel: the elements with each index
@@ -162,4 +163,198 @@ fn bad_axes_and_empty_arrays() {
     let empty = ArrayD::<f64>::zeros(IxDyn(&[0, 3, 4]));
     let s = BatchStats::<f64>::compute_axis(&empty, Axis(1)).unwrap();
     assert_eq!((s.channels(), s.count()), (3, 0));
+}
+
+/// The slice API's `(y, dx, dγ, dβ)` of `layer` on the NCHW tensor `x`,
+/// `dy` (the reference for every array below).
+fn slice_pass(
+    layer: &str,
+    x: &[f64],
+    dy: &[f64],
+    dims: [usize; 4],
+    gamma: &[f64],
+) -> [Vec<f64>; 4] {
+    let [n, c, h, w] = dims;
+    let layout = Layout::nchw(n, c, h, w).unwrap();
+    let mut y = vec![0.0_f64; x.len()];
+    let mut dx = vec![0.0_f64; x.len()];
+    let grads = match layer {
+        "batch" => {
+            let l = BatchNorm::<f64>::new();
+            let s = l
+                .normalize_into(x, layout, Some(gamma), None, &mut y)
+                .unwrap();
+            l.backward(&Backward::new(x, dy, layout, &s).with_gamma(gamma), &mut dx)
+                .unwrap()
+        }
+        "group" => {
+            let l = GroupNorm::<f64>::new(2).unwrap();
+            let s = l
+                .normalize_into(x, layout, Some(gamma), None, &mut y)
+                .unwrap();
+            l.backward(&Backward::new(x, dy, layout, &s).with_gamma(gamma), &mut dx)
+                .unwrap()
+        }
+        _ => {
+            let l = InstanceNorm::<f64>::new();
+            let s = l
+                .normalize_into(x, layout, Some(gamma), None, &mut y)
+                .unwrap();
+            l.backward(&Backward::new(x, dy, layout, &s).with_gamma(gamma), &mut dx)
+                .unwrap()
+        }
+    };
+    [y, dx, grads.weight, grads.bias]
+}
+
+/// The same through the array API, on any view with the channels on
+/// `axis`; `y` and `dx` in the view's logical order.
+fn array_pass<D: RemoveAxis>(
+    layer: &str,
+    x: &ndarray::ArrayView<'_, f64, D>,
+    dy: &ndarray::ArrayView<'_, f64, D>,
+    axis: usize,
+    gamma: &[f64],
+) -> [Vec<f64>; 4] {
+    let ax = Axis(axis);
+    let flat = |a: Array<f64, D>| a.iter().copied().collect::<Vec<f64>>();
+    macro_rules! run {
+        ($l:expr) => {{
+            let l = $l;
+            let (y, stats) = l.normalize_array(x, ax, Some(gamma), None).unwrap();
+            assert_eq!(stats, l.statistics_array(x, ax).unwrap());
+            let (dx, g) = l.backward_array(x, dy, ax, &stats, Some(gamma)).unwrap();
+            [flat(y), flat(dx), g.weight, g.bias]
+        }};
+    }
+    match layer {
+        "batch" => run!(BatchNorm::<f64>::new()),
+        "group" => run!(GroupNorm::<f64>::new(2).unwrap()),
+        _ => run!(InstanceNorm::<f64>::new()),
+    }
+}
+
+#[test]
+fn the_norm_layers_take_arrays_in_any_memory_order() {
+    let dims = [3, 4, 2, 5];
+    let x = random(&dims, 6);
+    let mut rng = SplitMix(7);
+    let dy = Array::from_shape_fn(IxDyn(&dims), |_| rng.signed_unit());
+    let gamma = [0.5, 1.5, -2.0, 0.25];
+    let flat = |a: &ArrayD<f64>| a.iter().copied().collect::<Vec<f64>>();
+    for layer in ["batch", "group", "instance"] {
+        let want = slice_pass(layer, &flat(&x), &flat(&dy), dims, &gamma);
+        // Standard NCHW, channels on axis 1: the slice API's bits.
+        let got = array_pass(layer, &x.view(), &dy.view(), 1, &gamma);
+        assert_eq!(got, want, "{layer}, NCHW");
+        // Channels last in memory and in logical order (axis 3): the same
+        // values in NHWC order, to the last bits or nearly (another order
+        // of summation).
+        let xt = x
+            .view()
+            .permuted_axes(IxDyn(&[0, 2, 3, 1]))
+            .as_standard_layout()
+            .into_owned();
+        let dt = dy
+            .view()
+            .permuted_axes(IxDyn(&[0, 2, 3, 1]))
+            .as_standard_layout()
+            .into_owned();
+        let got = array_pass(layer, &xt.view(), &dt.view(), 3, &gamma);
+        let back = |v: &[f64]| -> Vec<f64> {
+            let a = ArrayD::from_shape_vec(IxDyn(&[3, 2, 5, 4]), v.to_vec()).unwrap();
+            a.permuted_axes(IxDyn(&[0, 3, 1, 2]))
+                .iter()
+                .copied()
+                .collect()
+        };
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            let g = if k < 2 { back(g) } else { g.clone() };
+            let scale = w.iter().map(|v| v.abs()).fold(1.0, f64::max);
+            assert!(
+                g.iter().zip(w).all(|(a, b)| (a - b).abs() <= 1e-12 * scale),
+                "{layer}, NHWC, output {k}"
+            );
+        }
+        // A permuted view: NCHW logical order over NHWC memory (PyTorch's
+        // channels_last), copied into logical order: the NCHW bits.
+        let pv = xt.view().permuted_axes(IxDyn(&[0, 3, 1, 2]));
+        let pd = dt.view().permuted_axes(IxDyn(&[0, 3, 1, 2]));
+        assert_eq!(
+            array_pass(layer, &pv, &pd, 1, &gamma),
+            want,
+            "{layer}, permuted view"
+        );
+        // A strided view: every other sample, against the same samples
+        // made contiguous.
+        let sx = x.slice(s![..;2, .., .., ..]);
+        let sd = dy.slice(s![..;2, .., .., ..]);
+        let (fx, fd): (Vec<f64>, Vec<f64>) =
+            (sx.iter().copied().collect(), sd.iter().copied().collect());
+        let want = slice_pass(layer, &fx, &fd, [2, 4, 2, 5], &gamma);
+        assert_eq!(
+            array_pass(layer, &sx, &sd, 1, &gamma),
+            want,
+            "{layer}, stepped"
+        );
+    }
+}
+
+#[test]
+fn layer_norm_takes_arrays_row_by_row_in_logical_order() {
+    // (batch, tokens, d) = (3, 4, 6) and its transposed view (3, 6, 4).
+    let x = random(&[3, 4, 6], 8);
+    let mut rng = SplitMix(9);
+    let dy = Array::from_shape_fn(IxDyn(&[3, 4, 6]), |_| rng.signed_unit());
+    let gamma: Vec<f64> = (0..6).map(|j| 1.0 + j as f64 / 8.0).collect();
+    let ln = LayerNorm::<f64>::new(6).unwrap();
+    let flat = |a: &ArrayD<f64>| a.iter().copied().collect::<Vec<f64>>();
+    let (xs, gs) = (flat(&x), flat(&dy));
+    let layout = Layout::nc(12, 6).unwrap();
+    let mut y = vec![0.0_f64; xs.len()];
+    let stats = ln
+        .normalize_into(&xs, layout, Some(&gamma), None, &mut y)
+        .unwrap();
+    let mut dx = vec![0.0_f64; xs.len()];
+    let grads = ln
+        .backward(
+            &Backward::new(&xs, &gs, layout, &stats).with_gamma(&gamma),
+            &mut dx,
+        )
+        .unwrap();
+    let (ya, sa) = ln.normalize_array(&x, Some(&gamma), None).unwrap();
+    assert_eq!((flat(&ya), &sa), (y, &stats));
+    let (dxa, ga) = ln.backward_array(&x, &dy, &sa, Some(&gamma)).unwrap();
+    assert_eq!((flat(&dxa), ga), (dx, grads));
+    // The transposed view: rows of 4 in its logical order.
+    let t = x.view().permuted_axes(IxDyn(&[0, 2, 1]));
+    let ln4 = LayerNorm::<f64>::new(4).unwrap();
+    let owned = t.to_owned();
+    assert_eq!(
+        ln4.statistics_array(&t).unwrap(),
+        ln4.statistics(&flat(&owned)).unwrap()
+    );
+    // Errors: rows that do not fit, shapes that differ, a bad axis.
+    assert!(
+        LayerNorm::<f64>::new(5)
+            .unwrap()
+            .normalize_array(&x, None, None)
+            .is_err()
+    );
+    let e = ln.backward_array(&x, &dy.view().permuted_axes(IxDyn(&[0, 2, 1])), &sa, None);
+    assert!(matches!(
+        e.unwrap_err().kind(),
+        ErrorKind::LengthMismatch {
+            what: "gradient axis",
+            ..
+        }
+    ));
+    let g = GroupNorm::<f64>::new(1).unwrap();
+    for axis in [0, 3] {
+        let e = g.normalize_array(&x, Axis(axis), None, None).unwrap_err();
+        assert!(matches!(
+            e.kind(),
+            ErrorKind::InvalidParameter { name: "axis", .. }
+        ));
+    }
 }

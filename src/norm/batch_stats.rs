@@ -47,7 +47,7 @@ use crate::{Element, Error, Float, Merge, VarianceParts};
 ///
 /// ```
 /// use momenta::Merge;
-/// use momenta::batchnorm::{BatchStats, Layout};
+/// use momenta::norm::{BatchStats, Layout};
 ///
 /// // Two ranks of a synchronized BatchNorm with one channel.
 /// let mut s = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
@@ -73,6 +73,9 @@ pub struct BatchStats<F> {
     moments: Vec<Moments<f64>>,
     /// `moments` rounded to `F`, so that `mean()` can return a slice.
     mean: Vec<F>,
+    /// The biased variances rounded to `F`, so that `var()` can return a
+    /// slice.
+    var: Vec<F>,
     poisoned: bool,
 }
 
@@ -91,13 +94,19 @@ fn mean_of(m: &Moments<f64>) -> f64 {
     m.mean().unwrap_or(f64::NAN)
 }
 
+fn var_of(m: &Moments<f64>) -> f64 {
+    m.variance(0).unwrap_or(f64::NAN)
+}
+
 impl<F: Float> BatchStats<F> {
     pub(super) fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
         let mean = moments.iter().map(|m| F::from_f64(mean_of(m))).collect();
+        let var = moments.iter().map(|m| F::from_f64(var_of(m))).collect();
         Self {
             count,
             moments,
             mean,
+            var,
             poisoned: false,
         }
     }
@@ -107,7 +116,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let mut total = BatchStats::<f64>::new(2);
     /// assert_eq!(total.count(), 0);
     /// total.merge(&BatchStats::compute(&[1.0, 2.0, 3.0, 4.0], Layout::nc(2, 2)?)?);
@@ -128,7 +137,7 @@ impl<F: Float> BatchStats<F> {
     /// naming `data` when `xs.len()` differs from `layout.len()`.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// // PyTorch's BatchNorm1d(4) reference: x = [[2, 15, 2, 1], [2, 17, 2, 1], [−4, −2, −2, −1]], shape (N=3, C=4).
     /// let xs = [2.0, 15.0, 2.0, 1.0, 2.0, 17.0, 2.0, 1.0, -4.0, -2.0, -2.0, -1.0];
     /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(3, 4)?)?;
@@ -152,7 +161,7 @@ impl<F: Float> BatchStats<F> {
     /// As [`compute`](BatchStats::compute).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let xs: Vec<f32> = (0..600).map(|i| (i % 7) as f32).collect();
     /// let layout = Layout::nchw(2, 3, 10, 10)?;
     /// let s = BatchStats::<f64>::par_compute(&xs, layout)?;
@@ -183,7 +192,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let local = BatchStats::<f32>::compute(&[1.0_f32, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
     /// let remote = BatchStats::<f32>::compute(&[10.0_f32, 11.0, 12.0], Layout::nc(3, 1)?)?;
     /// // The other rank sends `remote.to_parts()`; this rank rebuilds it.
@@ -228,7 +237,7 @@ impl<F: Float> BatchStats<F> {
     ///   an `m2` is neither 0 nor NaN.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, BatchStatsParts};
+    /// use momenta::norm::{BatchStats, BatchStatsParts};
     /// let parts = BatchStatsParts {
     ///     count: 2,
     ///     shift: vec![1.0, 5.0],
@@ -292,7 +301,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let local = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
     /// // What the other rank sent: its count, means and M2.
     /// let remote = BatchStats::from_mean_m2(3, &[11.0], &[2.0])?;
@@ -327,7 +336,7 @@ impl<F: Float> BatchStats<F> {
     /// the same way.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// // 0.1_f32 is not 0.1: the f64 getters show it.
     /// let s = BatchStats::<f32>::compute(&[0.1_f32, 0.1], Layout::nc(2, 1)?)?;
     /// let wide: BatchStats<f64> = s.convert();
@@ -355,12 +364,13 @@ impl<F: Float> BatchStats<F> {
     fn poison(&mut self) {
         self.poisoned = true;
         self.mean.iter_mut().for_each(|m| *m = F::nan());
+        self.var.iter_mut().for_each(|v| *v = F::nan());
     }
 
     /// The number of channels.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::BatchStats::<f32>::new(3).channels(), 3);
+    /// assert_eq!(momenta::norm::BatchStats::<f32>::new(3).channels(), 3);
     /// ```
     #[must_use]
     pub fn channels(&self) -> usize {
@@ -371,7 +381,7 @@ impl<F: Float> BatchStats<F> {
     /// after a merge, the whole batch's).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f32>::compute(&[0.0_f32; 120], Layout::nchw(2, 3, 4, 5)?)?;
     /// assert_eq!(s.count(), 40);
     /// # Ok::<(), momenta::Error>(())
@@ -385,7 +395,7 @@ impl<F: Float> BatchStats<F> {
     /// [poisoned](BatchStats::is_poisoned)).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
     /// assert_eq!(s.mean(), &[2.0, 15.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -413,7 +423,7 @@ impl<F: Float> BatchStats<F> {
     /// others in a synchronized BatchNorm.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0, 4.0, 5.0], Layout::nc(5, 1)?)?;
     /// assert_eq!(s.sum_squared_deviations(), vec![10.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -426,22 +436,46 @@ impl<F: Float> BatchStats<F> {
     /// The per-channel biased variance `M2/n` — the one BatchNorm
     /// normalizes with in training. NaN when the count is 0.
     ///
+    /// A new vector each call; [`var`](BatchStats::var) lends the same
+    /// values as a slice, as [`mean`](BatchStats::mean) does the means.
+    ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
     /// assert_eq!(s.variance(), vec![1.0, 25.0]);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
     pub fn variance(&self) -> Vec<F> {
-        self.per_channel(|m| m.variance(0).unwrap_or(f64::NAN))
+        self.var.clone()
+    }
+
+    /// The per-channel biased variance `M2/n` as a slice: the partner of
+    /// [`mean`](BatchStats::mean), as [`RunningStats::mean`](super::RunningStats::mean)
+    /// and [`RunningStats::var`](super::RunningStats::var) are (PyTorch's
+    /// `mean`/`var` pair). The same values as
+    /// [`variance`](BatchStats::variance), without a new vector; NaN when
+    /// the count is 0 or the statistics are
+    /// [poisoned](BatchStats::is_poisoned).
+    ///
+    /// ```
+    /// use momenta::norm::{BatchStats, Layout};
+    /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
+    /// let (mean, var): (&[f64], &[f64]) = (s.mean(), s.var());
+    /// assert_eq!((mean, var), (&[2.0, 15.0][..], &[1.0, 25.0][..]));
+    /// assert_eq!(s.var(), s.variance());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn var(&self) -> &[F] {
+        &self.var
     }
 
     /// The per-channel unbiased variance `M2/(n − 1)` (Bessel's
     /// correction), NaN below two values.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 10.0, 3.0, 20.0], Layout::nc(2, 2)?)?;
     /// assert_eq!(s.unbiased_variance(), vec![2.0, 50.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -459,7 +493,7 @@ impl<F: Float> BatchStats<F> {
     /// panic.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
     /// assert_eq!(s.inv_std(0.0), vec![1.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -485,7 +519,7 @@ impl<F: Float> BatchStats<F> {
     /// `self` is unchanged on error.
     ///
     /// ```
-    /// use momenta::batchnorm::BatchStats;
+    /// use momenta::norm::BatchStats;
     /// let mut a = BatchStats::<f64>::new(2);
     /// assert!(a.try_merge(&BatchStats::new(2)).is_ok());
     /// assert!(a.try_merge(&BatchStats::new(3)).is_err());
@@ -498,14 +532,11 @@ impl<F: Float> BatchStats<F> {
         if self.poisoned || other.poisoned {
             return Err(poisoned_error());
         }
-        for ((m, o), mean) in self
-            .moments
-            .iter_mut()
-            .zip(&other.moments)
-            .zip(&mut self.mean)
-        {
+        let cached = self.mean.iter_mut().zip(&mut self.var);
+        for ((m, o), (mean, var)) in self.moments.iter_mut().zip(&other.moments).zip(cached) {
             m.merge(o);
             *mean = F::from_f64(mean_of(m));
+            *var = F::from_f64(var_of(m));
         }
         self.count = self.count.saturating_add(other.count);
         Ok(())
@@ -520,7 +551,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::BatchStats;
+    /// use momenta::norm::BatchStats;
     /// let mut a = BatchStats::<f64>::new(2);
     /// a.merge(&BatchStats::new(3));
     /// assert!(a.is_poisoned());
@@ -563,7 +594,7 @@ impl<F: Float> Merge for BatchStats<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let xs: Vec<f64> = (0..24).map(f64::from).collect();
     /// let whole = BatchStats::<f64>::compute(&xs, Layout::nc(8, 3)?)?;
     /// let mut a = BatchStats::<f64>::compute(&xs[..15], Layout::nc(5, 3)?)?;
@@ -583,7 +614,7 @@ impl From<BatchStats<f32>> for BatchStats<f64> {
     /// Lossless: see [`BatchStats::convert`].
     ///
     /// ```
-    /// use momenta::batchnorm::BatchStats;
+    /// use momenta::norm::BatchStats;
     /// let s = BatchStats::<f64>::from(BatchStats::<f32>::new(2));
     /// assert_eq!(s.channels(), 2);
     /// ```
@@ -597,7 +628,7 @@ impl From<BatchStats<f64>> for BatchStats<f32> {
     /// see [`BatchStats::convert`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[0.1, 0.2], Layout::nc(2, 1)?)?;
     /// let narrow = BatchStats::<f32>::from(s.clone());
     /// assert_eq!(narrow.mean(), &[0.15_f32]);
@@ -626,7 +657,7 @@ impl From<BatchStats<f64>> for BatchStats<f32> {
 ///
 /// ```
 /// use momenta::Merge;
-/// use momenta::batchnorm::{BatchStats, BatchStatsParts, Layout};
+/// use momenta::norm::{BatchStats, BatchStatsParts, Layout};
 ///
 /// // Two ranks of a synchronized BatchNorm, three channels each (NC).
 /// let rank0 = BatchStats::<f32>::compute(&[1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0], Layout::nc(2, 3)?)?;

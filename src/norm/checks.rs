@@ -1,4 +1,4 @@
-//! The argument checks the batchnorm functions share, in one place, so each
+//! The argument checks the normalization functions share, in one place, so each
 //! rule has one wording: a per-channel vector of the wrong length, an eps
 //! outside its range.
 

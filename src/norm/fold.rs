@@ -26,7 +26,7 @@ fn beta_at<F: Float>(beta: Option<&[F]>, c: usize) -> f64 {
 ///   one is negative.
 ///
 /// ```
-/// use momenta::batchnorm::scale_shift;
+/// use momenta::norm::scale_shift;
 /// let (scale, shift) = scale_shift(&[1.0], &[4.0], 0.0, Some(&[3.0]), Some(&[0.5]))?;
 /// assert_eq!((scale, shift), (vec![1.5], vec![-1.0]));
 /// # Ok::<(), momenta::Error>(())
@@ -71,7 +71,7 @@ pub fn scale_shift<F: Float>(
 ///   naming `weight length` when it is not a multiple of the channel count.
 ///
 /// ```
-/// use momenta::batchnorm::fold_linear;
+/// use momenta::norm::fold_linear;
 /// // One output channel: y = 2x + 1, then BN with mean 1, var 4, γ = 1, β = 0.
 /// let (mut w, mut b) = ([2.0], [1.0]);
 /// fold_linear(&mut w, &mut b, &[1.0], &[4.0], 0.0, None, None)?;
@@ -130,7 +130,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`scale_shift`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// assert_eq!(r.scale_shift(None, None)?, (vec![0.5], vec![-0.5]));
     /// # Ok::<(), momenta::Error>(())
@@ -151,7 +151,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`fold_linear`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::with_state(&[1.0, 0.0], &[4.0, 1.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// // A 2×3 linear layer.
     /// let mut w = [2.0, 4.0, 6.0, 1.0, 1.0, 1.0];

@@ -1,4 +1,7 @@
-//! BatchNorm statistics that match PyTorch, Keras, TensorFlow and cuDNN.
+//! Normalization layers — BatchNorm and layer, group and instance
+//! normalization — forward and backward, with BatchNorm statistics that match
+//! PyTorch, Keras, TensorFlow and cuDNN. (Also reachable as `momenta::batchnorm`,
+//! its first name.)
 //!
 //! A BatchNorm layer keeps, per channel, a running mean and variance that
 //! it updates from each training batch and normalizes with in evaluation.
@@ -27,11 +30,21 @@
 //! - [`GradSums`]: the backward pass — the per-channel sums `Σdy` and
 //!   `Σdy·x̂` in one pass over the input and the output gradient, their
 //!   merge for synchronized BatchNorm, and `dx`, `dγ`, `dβ`;
-//! - the other normalization layers, on the same kernels:
-//!   [`LayerNorm`] (per row of trailing features), [`InstanceNorm`] (per
-//!   sample and channel, with PyTorch's running statistics) and
+//! - the layers, each holding its one eps: [`BatchNorm`] (training mode,
+//!   per channel), [`LayerNorm`] (per row of trailing features, or per
+//!   sample over `(C, H, W)` in either memory order), [`InstanceNorm`]
+//!   (per sample and channel, with PyTorch's running statistics) and
 //!   [`GroupNorm`] (per sample and group of channels), for channels-first
-//!   and channels-last tensors.
+//!   and channels-last tensors, on the same kernels;
+//! - every layer's backward pass, PyTorch's autograd `dx`, `dγ`, `dβ`:
+//!   `backward` on one process, or `grad_sums` (merged across the workers
+//!   a layer's statistics span) then `grad_input`, all taking the
+//!   arguments as one [`Backward`] and returning [`AffineGrads`];
+//! - any [`Element`](crate::Element) type in and out (`f16`/`bf16` with the
+//!   `half` feature): the `normalize_into` methods and every `dx` compute in
+//!   `f64` and round once to the output's type;
+//! - `ndarray` arrays and views (feature `ndarray`): `statistics_array`,
+//!   `normalize_array` and `backward_array` on every layer.
 //!
 //! | framework | config | momentum | running variance | eps | n = 1 |
 //! |---|---|---|---|---|---|
@@ -54,15 +67,17 @@
 //! | `normalize.rs` | [`Normalizer`], [`normalize()`], [`normalize_in_place`], and the `normalizer`/`normalize` methods of [`BatchStats`] and [`RunningStats`] |
 //! | `fold.rs` | [`scale_shift`], [`fold_linear`], and the same as methods of [`RunningStats`] |
 //! | `checks.rs` | the argument checks they share (lengths per channel, eps) |
-//! | `array.rs` | `BatchStats::compute_axis` for `ndarray` views (feature `ndarray`) |
+//! | `array.rs` | `BatchStats::compute_axis` and the layers' `*_array` methods for `ndarray` views (feature `ndarray`) |
 //! | `gradients.rs` | [`GradSums`]: the backward reductions, their merge, the gradients |
-//! | `groups.rs` | the per-sample group statistics and normalization behind [`GroupNorm`] and [`InstanceNorm`] |
-//! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] |
+//! | `backward.rs` | [`Backward`], [`AffineGrads`], and the loop that writes every layer's `dx` |
+//! | `batch_norm.rs` | [`BatchNorm`], the layer over [`BatchStats`] and [`GradSums`] |
+//! | `groups.rs` | the per-sample group engine behind [`GroupNorm`] and [`InstanceNorm`]: statistics, normalization, backward sums and `dx` |
+//! | `group_norm.rs`, `instance_norm.rs`, `layer_norm.rs` | [`GroupNorm`]; [`InstanceNorm`] and its running update; [`LayerNorm`] and its row-wise backward |
 //!
 //! # Example
 //!
 //! ```
-//! use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+//! use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
 //!
 //! // A batch of 2 images, 3 channels, 2 × 2 pixels, channels first.
 //! let xs: Vec<f32> = (0..24).map(|i| (i % 5) as f32).collect();
@@ -93,7 +108,7 @@
 //!
 //! ```
 //! use momenta::Merge;
-//! use momenta::batchnorm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
+//! use momenta::norm::{BatchStats, BatchStatsParts, BnConfig, Layout, RunningStats};
 //!
 //! // Rank 0 holds 1 sample, rank 1 holds 3, of 2 channels each (NC).
 //! let shard0 = [1e4_f32, 0.5];
@@ -117,6 +132,8 @@
 
 #[cfg(feature = "ndarray")]
 mod array;
+mod backward;
+mod batch_norm;
 mod batch_stats;
 mod checks;
 mod config;
@@ -130,6 +147,8 @@ mod layout;
 mod normalize;
 mod running;
 
+pub use backward::{AffineGrads, Backward};
+pub use batch_norm::BatchNorm;
 pub use batch_stats::{BatchStats, BatchStatsParts};
 pub use config::{BnConfig, CUDNN_BN_MIN_EPSILON, VarianceCorrection};
 pub use fold::{fold_linear, scale_shift};

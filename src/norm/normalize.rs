@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use super::{BatchStats, Layout, RunningStats, checks};
 use crate::cumulative::moments::Moments;
 use crate::float::two_sum;
-use crate::{Error, Float};
+use crate::{Element, Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:
 /// what every normalization layer subtracts, as `(x − hi)·scale − lo·scale`.
@@ -109,7 +109,7 @@ impl Centre {
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{Layout, Normalizer};
+/// use momenta::norm::{Layout, Normalizer};
 ///
 /// let n = Normalizer::new(&[1.0, 10.0], &[4.0, 1.0], 0.0, Some(&[1.0, 3.0]), Some(&[0.0, 0.5]))?;
 /// let mut y = [0.0; 4];
@@ -168,7 +168,7 @@ impl<F: Float> Normalizer<F> {
     ///   when one is negative.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// assert!(Normalizer::new(&[0.0, 0.0], &[1.0], 1e-5, None, None).is_err());
     /// assert!(Normalizer::new(&[0.0], &[1.0], -1e-5, None, None).is_err());
     /// assert_eq!(Normalizer::new(&[0.0_f32; 3], &[1.0; 3], 0.0, None, None)?.channels(), 3);
@@ -233,7 +233,7 @@ impl<F: Float> Normalizer<F> {
     /// The number of channels.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// assert_eq!(Normalizer::new(&[0.0; 2], &[1.0; 2], 0.0, None, None)?.channels(), 2);
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -245,7 +245,7 @@ impl<F: Float> Normalizer<F> {
     /// The per-channel scales `γ/√(var + eps)`.
     ///
     /// ```
-    /// use momenta::batchnorm::Normalizer;
+    /// use momenta::norm::Normalizer;
     /// let n = Normalizer::new(&[0.0], &[4.0], 0.0, Some(&[3.0]), None)?;
     /// assert_eq!(n.scale(), &[1.5]);
     /// # Ok::<(), momenta::Error>(())
@@ -285,7 +285,7 @@ impl<F: Float> Normalizer<F> {
     /// `layout channels` when the layout has another channel count.
     ///
     /// ```
-    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// use momenta::norm::{Layout, Normalizer};
     /// let n = Normalizer::new(&[2.0_f32], &[0.25], 0.0, None, None)?;
     /// let mut y = [0.0_f32; 3];
     /// n.apply(&[2.0, 2.5, 1.0], Layout::ncl(1, 1, 3)?, &mut y)?;
@@ -330,7 +330,7 @@ impl<F: Float> Normalizer<F> {
     /// As [`apply`](Normalizer::apply).
     ///
     /// ```
-    /// use momenta::batchnorm::{Layout, Normalizer};
+    /// use momenta::norm::{Layout, Normalizer};
     /// let n = Normalizer::new(&[1.0, -1.0], &[1.0, 1.0], 0.0, None, None)?;
     /// let mut xs = [2.0, 2.0, 0.0, 0.0];
     /// n.apply_in_place(&mut xs, Layout::nc(2, 2)?)?;
@@ -362,6 +362,96 @@ impl<F: Float> Normalizer<F> {
     }
 }
 
+/// Per-channel parameters of a normalization kept in `f64`:
+/// `y = (x − hi)·scale + offset` computed in `f64` for input of any
+/// [`Element`] type and rounded once to the output's, with the mean as
+/// `hi + lo` and `offset = β − lo·scale` (see [`Centre`]). What the
+/// `normalize_into` methods use: half-precision in and out, one rounding.
+#[derive(Clone, Debug)]
+pub(super) struct WideNormalizer {
+    hi: Vec<f64>,
+    scale: Vec<f64>,
+    offset: Vec<f64>,
+}
+
+impl WideNormalizer {
+    /// From statistics' moments: each mean as its shift and offset, and
+    /// the biased variance.
+    pub(super) fn from_moments<F: Float>(
+        moments: &[Moments<f64>],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        let centre: Vec<Centre> = moments.iter().map(Centre::of).collect();
+        let var: Vec<f64> = moments
+            .iter()
+            .map(|m| m.variance(0).unwrap_or(f64::NAN))
+            .collect();
+        Self::from_centres(&centre, &var, eps, gamma, beta)
+    }
+
+    /// From a given mean and variance (running statistics).
+    pub(super) fn from_mean_var<F: Float>(
+        mean: &[F],
+        var: &[F],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        checks::channel_len("variance", var, mean.len())?;
+        let centre: Vec<Centre> = mean.iter().map(|m| Centre::rounded(m.as_f64())).collect();
+        Self::from_centres(&centre, &widen(var), eps, gamma, beta)
+    }
+
+    fn from_centres<F: Float>(
+        centre: &[Centre],
+        var: &[f64],
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+    ) -> Result<Self, Error> {
+        let channels = centre.len();
+        checks::optional_channel_len("beta", beta, channels)?;
+        let scale = scales(var, eps, gamma)?;
+        let (hi, offset) = centre
+            .iter()
+            .zip(&scale)
+            .enumerate()
+            .map(|(c, (m, &s))| {
+                let b = beta.and_then(|b| b.get(c)).map_or(0.0, |b| b.as_f64());
+                let (hi, rest) = m.wide(s);
+                (hi, b + rest)
+            })
+            .unzip();
+        Ok(Self { hi, scale, offset })
+    }
+
+    /// Normalizes a tensor `[outer, channels, inner]` (the caller checked
+    /// that `xs` and `out` hold it and that the channels agree).
+    pub(super) fn apply<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        channels: usize,
+        inner: usize,
+        out: &mut [O],
+    ) {
+        let slab = channels * inner;
+        if slab == 0 {
+            return;
+        }
+        let params = self.hi.iter().zip(&self.scale).zip(&self.offset);
+        for (xb, ob) in xs.chunks_exact(slab).zip(out.chunks_exact_mut(slab)) {
+            let rows = xb.chunks_exact(inner).zip(ob.chunks_exact_mut(inner));
+            for ((xr, or), ((&hi, &s), &b)) in rows.zip(params.clone()) {
+                for (o, &x) in or.iter_mut().zip(xr) {
+                    *o = O::narrow((x.widen() - hi) * s + b);
+                }
+            }
+        }
+    }
+}
+
 /// Normalizes `xs` (shape `layout`) into `out` with given per-channel
 /// statistics: `y = (x − mean)·γ/√(var + eps) + β`, `γ` defaulting to ones
 /// and `β` to zeros. See [`Normalizer`] to reuse the precomputed
@@ -372,7 +462,7 @@ impl<F: Float> Normalizer<F> {
 /// As [`Normalizer::new`] and [`Normalizer::apply`].
 ///
 /// ```
-/// use momenta::batchnorm::{normalize, Layout};
+/// use momenta::norm::{normalize, Layout};
 /// let mut y = [0.0; 4];
 /// normalize(&[1.0, 5.0, 3.0, 7.0], Layout::nc(2, 2)?, &[2.0, 6.0], &[1.0, 1.0], 0.0, None, None, &mut y)?;
 /// assert_eq!(y, [-1.0, -1.0, 1.0, 1.0]);
@@ -399,7 +489,7 @@ pub fn normalize<F: Float>(
 /// As [`Normalizer::new`] and [`Normalizer::apply_in_place`].
 ///
 /// ```
-/// use momenta::batchnorm::{normalize_in_place, Layout};
+/// use momenta::norm::{normalize_in_place, Layout};
 /// let mut xs = [1.0_f32, 3.0];
 /// normalize_in_place(&mut xs, Layout::ncl(1, 1, 2)?, &[2.0], &[1.0], 0.0, Some(&[2.0]), Some(&[1.0]))?;
 /// assert_eq!(xs, [-1.0, 3.0]);
@@ -428,7 +518,7 @@ impl<F: Float> BatchStats<F> {
     /// the statistics are [poisoned](BatchStats::is_poisoned).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let s = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
     /// assert_eq!(s.normalizer(0.0, None, None)?.scale(), &[1.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -453,7 +543,7 @@ impl<F: Float> BatchStats<F> {
     /// As [`normalizer`](BatchStats::normalizer) and [`Normalizer::apply`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let xs = [1.0, 3.0];
     /// let s = BatchStats::<f64>::compute(&xs, Layout::nc(2, 1)?)?;
     /// let mut y = [0.0; 2];
@@ -480,7 +570,7 @@ impl<F: Float> BatchStats<F> {
     /// As [`normalize`](BatchStats::normalize).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, Layout};
+    /// use momenta::norm::{BatchStats, Layout};
     /// let mut xs = [1.0_f32, 3.0];
     /// let s = BatchStats::<f32>::compute(&xs, Layout::nc(2, 1)?)?;
     /// s.normalize_in_place(&mut xs, Layout::nc(2, 1)?, 0.0, None, None)?;
@@ -500,7 +590,103 @@ impl<F: Float> BatchStats<F> {
     }
 }
 
+impl<F: Float> BatchStats<F> {
+    /// Training-mode normalization of `xs` (shape `layout`, any
+    /// [`Element`] type: `f16`/`bf16` with the `half` feature) into `out`
+    /// (any `Element` type), computed in `f64` from the statistics' `f64`
+    /// moments and rounded once to the output type: half-precision
+    /// activations in and out with no widening by hand, and an `f32`
+    /// output within half an ulp (plus 1e-9 of one) of the exact
+    /// normalization.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](BatchStats::normalize).
+    ///
+    /// ```
+    /// use momenta::norm::{BatchStats, Layout};
+    /// let xs = [1.0_f32, 3.0];
+    /// let s = BatchStats::<f32>::compute(&xs, Layout::nc(2, 1)?)?;
+    /// let mut y = [0.0_f64; 2]; // f32 in, f64 out
+    /// s.normalize_into(&xs, Layout::nc(2, 1)?, 0.0, None, Some(&[0.5]), &mut y)?;
+    /// assert_eq!(y, [-0.5, 1.5]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        eps: F,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<(), Error> {
+        self.check_usable()?;
+        let wide = WideNormalizer::from_moments(self.moments(), eps, gamma, beta)?;
+        apply_wide(&wide, self.channels(), xs, layout, out)
+    }
+}
+
+/// Checks the tensors of a wide normalization with `channels` channels
+/// and applies it.
+fn apply_wide<S: Element, O: Element>(
+    wide: &WideNormalizer,
+    channels: usize,
+    xs: &[S],
+    layout: Layout,
+    out: &mut [O],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    if layout.channels() != channels {
+        return Err(Error::length(
+            "layout channels",
+            channels,
+            layout.channels(),
+        ));
+    }
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    wide.apply(xs, layout.channels(), layout.inner(), out);
+    Ok(())
+}
+
 impl<F: Float> RunningStats<F> {
+    /// Evaluation-mode normalization of `xs` (shape `layout`, any
+    /// [`Element`] type) into `out` (any `Element` type), in `f64` and
+    /// rounded once: [`normalize`](RunningStats::normalize) for
+    /// half-precision activations.
+    ///
+    /// # Errors
+    ///
+    /// As [`normalize`](RunningStats::normalize).
+    ///
+    /// ```
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
+    /// let r = RunningStats::with_state(&[1.0_f32], &[4.0], BnConfig::keras().with_eps(0.0)?)?;
+    /// let mut y = [0.0_f32; 2];
+    /// r.normalize_into(&[1.0_f64, 5.0], Layout::nc(2, 1)?, None, None, &mut y)?;
+    /// assert_eq!(y, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn normalize_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        layout: Layout,
+        gamma: Option<&[F]>,
+        beta: Option<&[F]>,
+        out: &mut [O],
+    ) -> Result<(), Error> {
+        let wide = WideNormalizer::from_mean_var(
+            self.mean(),
+            self.var(),
+            self.config().eps(),
+            gamma,
+            beta,
+        )?;
+        apply_wide(&wide, self.channels(), xs, layout, out)
+    }
+
     /// The evaluation-mode [`Normalizer`]: the running mean and variance and
     /// the configuration's eps.
     ///
@@ -509,7 +695,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`Normalizer::new`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::<f64>::new(2, BnConfig::pytorch().with_eps(0.0)?);
     /// assert_eq!(r.normalizer(Some(&[2.0, 3.0]), None)?.scale(), &[2.0, 3.0]);
     /// # Ok::<(), momenta::Error>(())
@@ -529,7 +715,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`Normalizer::new`] and [`Normalizer::apply`].
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
     /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// let mut y = [0.0; 2];
     /// r.normalize(&[1.0, 5.0], Layout::nc(2, 1)?, None, Some(&[0.5]), &mut y)?;
@@ -554,7 +740,7 @@ impl<F: Float> RunningStats<F> {
     /// As [`normalize`](RunningStats::normalize).
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BnConfig, Layout, RunningStats};
     /// let r = RunningStats::with_state(&[1.0], &[4.0], BnConfig::<f64>::keras().with_eps(0.0)?)?;
     /// let mut xs = [1.0, 5.0];
     /// r.normalize_in_place(&mut xs, Layout::nc(2, 1)?, None, None)?;

@@ -7,7 +7,7 @@ use crate::{Error, Float, Momentum};
 /// below it). [`BnConfig::cudnn`] enforces it.
 ///
 /// ```
-/// assert_eq!(momenta::batchnorm::CUDNN_BN_MIN_EPSILON, 1e-5);
+/// assert_eq!(momenta::norm::CUDNN_BN_MIN_EPSILON, 1e-5);
 /// ```
 pub const CUDNN_BN_MIN_EPSILON: f64 = 1e-5;
 
@@ -20,7 +20,7 @@ pub const CUDNN_BN_MIN_EPSILON: f64 = 1e-5;
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{BnConfig, VarianceCorrection};
+/// use momenta::norm::{BnConfig, VarianceCorrection};
 /// assert_eq!(BnConfig::<f32>::pytorch().correction(), VarianceCorrection::Unbiased);
 /// assert_eq!(BnConfig::<f32>::keras().correction(), VarianceCorrection::Biased);
 /// assert_eq!(BnConfig::<f32>::tf_fused().correction(), VarianceCorrection::UnbiasedClamped);
@@ -42,7 +42,7 @@ impl VarianceCorrection {
     /// [`Unbiased`](VarianceCorrection::Unbiased), else 1.
     ///
     /// ```
-    /// use momenta::batchnorm::VarianceCorrection;
+    /// use momenta::norm::VarianceCorrection;
     /// assert_eq!(VarianceCorrection::Unbiased.min_count(), 2);
     /// assert_eq!(VarianceCorrection::Biased.min_count(), 1);
     /// ```
@@ -58,7 +58,7 @@ impl VarianceCorrection {
     /// `max(n − 1, 1)` (as `f64`; `n − 1` saturates at 0).
     ///
     /// ```
-    /// use momenta::batchnorm::VarianceCorrection;
+    /// use momenta::norm::VarianceCorrection;
     /// assert_eq!(VarianceCorrection::UnbiasedClamped.divisor(1), 1.0);
     /// assert_eq!(VarianceCorrection::Unbiased.divisor(4), 3.0);
     /// ```
@@ -95,7 +95,7 @@ impl VarianceCorrection {
 ///
 /// ```
 /// use momenta::Momentum;
-/// use momenta::batchnorm::BnConfig;
+/// use momenta::norm::BnConfig;
 ///
 /// // Porting `nn.BatchNorm2d(64, momentum=0.01, eps=1e-3)`:
 /// let config = BnConfig::<f32>::pytorch()
@@ -129,7 +129,7 @@ impl<F: Float> BnConfig<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// let c = momenta::batchnorm::BnConfig::<f64>::pytorch();
+    /// let c = momenta::norm::BnConfig::<f64>::pytorch();
     /// assert_eq!((c.momentum(), c.eps()), (Momentum::Factor(0.1), 1e-5));
     /// ```
     #[must_use]
@@ -156,7 +156,7 @@ impl<F: Float> BnConfig<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
     /// let c = BnConfig::<f32>::keras();
     /// assert_eq!((c.momentum(), c.eps()), (Momentum::Decay(0.99), 1e-3));
     ///
@@ -184,7 +184,7 @@ impl<F: Float> BnConfig<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// let c = momenta::batchnorm::BnConfig::<f64>::tf_fused();
+    /// let c = momenta::norm::BnConfig::<f64>::tf_fused();
     /// assert_eq!(c.momentum(), Momentum::Factor(1.0 - 0.99));
     /// ```
     #[must_use]
@@ -211,7 +211,7 @@ impl<F: Float> BnConfig<F> {
     /// naming `momentum` unless `factor` is in `[0, 1]`.
     ///
     /// ```
-    /// use momenta::batchnorm::BnConfig;
+    /// use momenta::norm::BnConfig;
     /// let c = BnConfig::<f32>::cudnn(0.1)?;
     /// assert!(c.with_eps(1e-6).is_err());
     /// assert!(BnConfig::<f32>::cudnn(1.1).is_err());
@@ -235,7 +235,7 @@ impl<F: Float> BnConfig<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// use momenta::batchnorm::BnConfig;
+    /// use momenta::norm::BnConfig;
     /// let c = BnConfig::<f64>::pytorch().with_momentum(Momentum::Cumulative)?;
     /// assert_eq!(c.momentum(), Momentum::Cumulative);
     /// # Ok::<(), momenta::Error>(())
@@ -256,7 +256,7 @@ impl<F: Float> BnConfig<F> {
     /// [`cudnn`](BnConfig::cudnn) preset, below [`CUDNN_BN_MIN_EPSILON`].
     ///
     /// ```
-    /// use momenta::batchnorm::BnConfig;
+    /// use momenta::norm::BnConfig;
     /// let err = BnConfig::<f64>::pytorch().with_eps(-1.0).unwrap_err();
     /// assert_eq!(err.to_string(), "eps must be finite and non-negative, got -1");
     /// let err = BnConfig::<f64>::cudnn(0.1)?.with_eps(1e-6).unwrap_err();
@@ -271,7 +271,7 @@ impl<F: Float> BnConfig<F> {
     /// The same conventions with another running-variance correction.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, VarianceCorrection};
+    /// use momenta::norm::{BnConfig, VarianceCorrection};
     /// let c = BnConfig::<f64>::keras().with_correction(VarianceCorrection::Unbiased);
     /// assert_eq!(c.correction(), VarianceCorrection::Unbiased);
     /// ```
@@ -284,7 +284,7 @@ impl<F: Float> BnConfig<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// assert_eq!(momenta::batchnorm::BnConfig::<f64>::cudnn(0.25)?.momentum(), Momentum::Factor(0.25));
+    /// assert_eq!(momenta::norm::BnConfig::<f64>::cudnn(0.25)?.momentum(), Momentum::Factor(0.25));
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -295,7 +295,7 @@ impl<F: Float> BnConfig<F> {
     /// The epsilon added to the variance before the square root.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::BnConfig::<f64>::pytorch().eps(), 1e-5);
+    /// assert_eq!(momenta::norm::BnConfig::<f64>::pytorch().eps(), 1e-5);
     /// ```
     #[must_use]
     pub fn eps(&self) -> F {
@@ -305,7 +305,7 @@ impl<F: Float> BnConfig<F> {
     /// Which batch variance feeds the running variance.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, VarianceCorrection};
+    /// use momenta::norm::{BnConfig, VarianceCorrection};
     /// assert_eq!(BnConfig::<f64>::cudnn(0.1)?.correction(), VarianceCorrection::Unbiased);
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -318,7 +318,7 @@ impl<F: Float> BnConfig<F> {
     /// [`CUDNN_BN_MIN_EPSILON`] for the cuDNN preset.
     ///
     /// ```
-    /// use momenta::batchnorm::BnConfig;
+    /// use momenta::norm::BnConfig;
     /// assert_eq!(BnConfig::<f64>::cudnn(0.1)?.min_eps(), 1e-5);
     /// assert_eq!(BnConfig::<f64>::keras().min_eps(), 0.0);
     /// # Ok::<(), momenta::Error>(())

@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
+use super::backward::{DxCoefficients, write_dx};
 use super::{BatchStats, Layout, checks};
 use crate::{Element, Error, Float, Merge};
 
@@ -32,6 +33,23 @@ use crate::{Element, Error, Float, Merge};
 /// fraction, where the textbook sum is off by parts in a billion. Sums about different centres merge exactly enough:
 /// `Σdy·(x − a) = Σdy·(x − b) + (b − a)·Σdy`.
 ///
+/// # The other layers
+///
+/// The layers' statistics are per-sample groups, so their backward sums
+/// are these over the tensor re-viewed with a channel per group:
+/// [`LayerNorm::grad_sums`](super::LayerNorm::grad_sums),
+/// [`GroupNorm::grad_sums`](super::GroupNorm::grad_sums) and
+/// [`InstanceNorm::grad_sums`](super::InstanceNorm::grad_sums) return
+/// `GradSums` whose channels are the statistics' groups (sample-major) and
+/// whose `dy` is the gradient with respect to the normalized value,
+/// `γ·dy`, merged like these across the workers a sample is split over,
+/// and read back by the same layer's `grad_input`. (So do not feed them to
+/// this type's own `grad_weight`: a layer's `dγ`, `dβ` come with its sums.)
+///
+/// [`BatchNorm::grad_input`](super::BatchNorm::grad_input) is
+/// [`grad_input`](GradSums::grad_input) with the arguments as one
+/// [`Backward`](super::Backward), the layer's eps, and any element type.
+///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
 /// format, and restored to a state that goes on bit for bit; see
 /// [Checkpoints](crate#checkpoints).
@@ -40,7 +58,7 @@ use crate::{Element, Error, Float, Merge};
 ///
 /// ```
 /// use momenta::Merge;
-/// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+/// use momenta::norm::{BatchStats, GradSums, Layout};
 ///
 /// // One channel, four values, split over two ranks (1 and 3 values).
 /// let (xs, dy) = ([1.0, 2.0, 3.0, 6.0], [1.0, 0.0, -1.0, 2.0]);
@@ -78,7 +96,7 @@ pub struct GradSums<F> {
 /// bit for bit.
 ///
 /// ```
-/// use momenta::batchnorm::{BatchStats, GradSums, GradSumsParts, Layout};
+/// use momenta::norm::{BatchStats, GradSums, GradSumsParts, Layout};
 /// let stats = BatchStats::<f64>::compute(&[1.0, 3.0], Layout::nc(2, 1)?)?;
 /// let sums = GradSums::compute(&[1.0, 3.0], &[0.5, 0.25], Layout::nc(2, 1)?, &stats)?;
 /// let parts: GradSumsParts = sums.to_parts();
@@ -125,7 +143,7 @@ impl<F: Float> GradSums<F> {
     /// [`merge`](Merge::merge).
     ///
     /// ```
-    /// let s = momenta::batchnorm::GradSums::<f32>::new(3);
+    /// let s = momenta::norm::GradSums::<f32>::new(3);
     /// assert_eq!((s.channels(), s.count()), (3, 0));
     /// ```
     #[must_use]
@@ -155,7 +173,7 @@ impl<F: Float> GradSums<F> {
     ///   `stats` is poisoned.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// // NCHW: 1 image, 2 channels of 2 pixels.
     /// let xs = [1.0_f32, 3.0, 10.0, 20.0];
     /// let dy = [1.0_f32, 1.0, 0.5, -0.5];
@@ -184,7 +202,7 @@ impl<F: Float> GradSums<F> {
     /// As [`compute`](GradSums::compute).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let layout = Layout::nhwc(8, 16, 16, 4)?;
     /// let xs: Vec<f32> = (0..layout.len()).map(|i| (i % 11) as f32).collect();
     /// let dy: Vec<f32> = (0..layout.len()).map(|i| (i % 7) as f32 - 3.0).collect();
@@ -244,7 +262,7 @@ impl<F: Float> GradSums<F> {
     /// The number of channels.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GradSums::<f64>::new(2).channels(), 2);
+    /// assert_eq!(momenta::norm::GradSums::<f64>::new(2).channels(), 2);
     /// ```
     #[must_use]
     pub fn channels(&self) -> usize {
@@ -254,7 +272,7 @@ impl<F: Float> GradSums<F> {
     /// The number of values per channel summed.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::GradSums::<f64>::new(2).count(), 0);
+    /// assert_eq!(momenta::norm::GradSums::<f64>::new(2).count(), 0);
     /// ```
     #[must_use]
     pub fn count(&self) -> u64 {
@@ -264,7 +282,7 @@ impl<F: Float> GradSums<F> {
     /// `dβ = Σdy` per channel (NaN when poisoned).
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let stats = BatchStats::<f64>::compute(&[0.0, 1.0], Layout::nc(1, 2)?)?;
     /// let sums = GradSums::compute(&[0.0, 1.0], &[0.25, -4.0], Layout::nc(1, 2)?, &stats)?;
     /// assert_eq!(sums.grad_bias(), vec![0.25, -4.0]);
@@ -279,7 +297,7 @@ impl<F: Float> GradSums<F> {
     }
 
     /// `Σdy·(x − μ)` about `stats`' means, and `1/√(σ² + eps)`, per channel.
-    fn about(&self, stats: &BatchStats<F>, eps: F) -> Result<Vec<(f64, f64)>, Error> {
+    pub(super) fn about(&self, stats: &BatchStats<F>, eps: F) -> Result<Vec<(f64, f64)>, Error> {
         if self.poisoned {
             return Err(poisoned_error());
         }
@@ -322,7 +340,7 @@ impl<F: Float> GradSums<F> {
     /// sums or the statistics are poisoned.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let xs = [1.0, 3.0];
     /// let stats = BatchStats::<f64>::compute(&xs, Layout::nc(2, 1)?)?; // μ 2, σ² 1
     /// let sums = GradSums::compute(&xs, &[2.0, 5.0], Layout::nc(2, 1)?, &stats)?;
@@ -344,6 +362,11 @@ impl<F: Float> GradSums<F> {
     /// `dx = γ/σ · (dy − Σdy/N − x̂·Σdy·x̂/N)` with `N` the sums' count, in
     /// `f64`, rounded once.
     ///
+    /// The same with the arguments as one value, eps from the layer, and
+    /// any element type in and out (`f16`/`bf16` with the `half`
+    /// feature): [`BatchNorm::grad_input`](super::BatchNorm::grad_input).
+    /// This form stays, for code that calls it.
+    ///
     /// # Errors
     ///
     /// As [`grad_weight`](GradSums::grad_weight); and
@@ -354,7 +377,7 @@ impl<F: Float> GradSums<F> {
     /// when `stats` and the sums count different numbers of values.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let (xs, dy) = ([1.0, 3.0], [1.0, 1.0]);
     /// let layout = Layout::nc(2, 1)?;
     /// let stats = BatchStats::<f64>::compute(&xs, layout)?;
@@ -376,6 +399,23 @@ impl<F: Float> GradSums<F> {
         gamma: Option<&[F]>,
         dx: &mut [F],
     ) -> Result<(), Error> {
+        self.grad_input_into(xs, dy, layout, stats, eps, gamma, dx)
+    }
+
+    /// [`grad_input`](GradSums::grad_input) for any element types in and
+    /// out (what [`BatchNorm::grad_input`](super::BatchNorm::grad_input)
+    /// calls).
+    #[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+    pub(super) fn grad_input_into<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        dy: &[S],
+        layout: Layout,
+        stats: &BatchStats<F>,
+        eps: F,
+        gamma: Option<&[F]>,
+        dx: &mut [O],
+    ) -> Result<(), Error> {
         layout.check(xs.len())?;
         if dy.len() != xs.len() {
             return Err(Error::length("gradient", xs.len(), dy.len()));
@@ -385,24 +425,14 @@ impl<F: Float> GradSums<F> {
         }
         checks::channel_len("layout channels", &self.sum_dy, layout.channels())?;
         checks::optional_channel_len("gamma", gamma, self.channels())?;
-        if stats.count() != self.count {
-            #[allow(
-                clippy::cast_possible_truncation,
-                reason = "reported in the message; saturates"
-            )]
-            return Err(Error::length(
-                "statistics count",
-                self.count as usize,
-                stats.count() as usize,
-            ));
-        }
+        self.check_count(stats)?;
         let per_channel = self.about(stats, eps)?;
         #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
         let n = self.count as f64;
         // Per channel: dx = a·dy + b·(x − μ) + c, with x − μ taken as
         // (x − shift) − offset, which keeps the digits a rounded mean
         // would lose far from zero.
-        let coefficients: Vec<(f64, f64, f64, f64, f64)> = per_channel
+        let coefficients: Vec<DxCoefficients> = per_channel
             .iter()
             .zip(stats.moments())
             .zip(&self.sum_dy)
@@ -410,33 +440,56 @@ impl<F: Float> GradSums<F> {
             .map(|(ch, (((dyx, rstd), m), &sdy))| {
                 let g = gamma.and_then(|g| g.get(ch)).map_or(1.0, |g| g.as_f64());
                 let scale = g * rstd;
-                (
-                    m.shift,
-                    m.offset,
-                    scale,
-                    -scale * dyx * rstd * rstd / n,
-                    -scale * sdy / n,
-                )
+                DxCoefficients {
+                    shift: m.shift,
+                    offset: m.offset,
+                    a: scale,
+                    b: -scale * dyx * rstd * rstd / n,
+                    c: -scale * sdy / n,
+                }
             })
             .collect();
-        if layout.is_empty() {
+        write_dx(xs, dy, layout.channels(), layout.inner(), &coefficients, dx);
+        Ok(())
+    }
+
+    /// Fails unless `stats` count as many values as the sums.
+    pub(super) fn check_count(&self, stats: &BatchStats<F>) -> Result<(), Error> {
+        if stats.count() == self.count {
             return Ok(());
         }
-        let inner = layout.inner();
-        let slab = layout.channels() * inner;
-        let slabs = xs.chunks_exact(slab).zip(dy.chunks_exact(slab));
-        for ((x, g), out) in slabs.zip(dx.chunks_exact_mut(slab)) {
-            let runs = x.chunks_exact(inner).zip(g.chunks_exact(inner));
-            for (((x, g), out), &(shift, offset, a, b, c)) in
-                runs.zip(out.chunks_exact_mut(inner)).zip(&coefficients)
-            {
-                for ((&x, &g), out) in x.iter().zip(g).zip(out) {
-                    let centred = (x.as_f64() - shift) - offset;
-                    *out = F::from_f64(a * g.as_f64() + b * centred + c);
-                }
-            }
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "reported in the message; saturates"
+        )]
+        Err(Error::length(
+            "statistics count",
+            self.count as usize,
+            stats.count() as usize,
+        ))
+    }
+
+    /// Sums built by a layer's engine: per channel, the centre and the two
+    /// sums about it.
+    pub(super) fn from_sums(
+        count: u64,
+        centre: Vec<f64>,
+        sum_dy: Vec<f64>,
+        sum_dyx: Vec<f64>,
+    ) -> Self {
+        Self {
+            count,
+            centre,
+            sum_dy,
+            sum_dyx,
+            poisoned: false,
+            float: PhantomData,
         }
-        Ok(())
+    }
+
+    /// Per channel, `Σdy`.
+    pub(super) fn sum_dy(&self) -> &[f64] {
+        &self.sum_dy
     }
 
     /// Adds `other`'s sums to these (synchronized BatchNorm's all-reduce).
@@ -451,7 +504,7 @@ impl<F: Float> GradSums<F> {
     /// either side is poisoned. `self` is then unchanged.
     ///
     /// ```
-    /// use momenta::batchnorm::GradSums;
+    /// use momenta::norm::GradSums;
     /// let mut a = GradSums::<f64>::new(2);
     /// assert!(a.try_merge(&GradSums::new(3)).is_err());
     /// assert!(!a.is_poisoned());
@@ -492,7 +545,7 @@ impl<F: Float> GradSums<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::GradSums;
+    /// use momenta::norm::GradSums;
     /// let mut a = GradSums::<f64>::new(2);
     /// a.merge(&GradSums::new(1));
     /// assert!(a.is_poisoned());
@@ -506,7 +559,7 @@ impl<F: Float> GradSums<F> {
     /// The whole state as plain data (see [`GradSumsParts`]).
     ///
     /// ```
-    /// let p = momenta::batchnorm::GradSums::<f32>::new(1).to_parts();
+    /// let p = momenta::norm::GradSums::<f32>::new(1).to_parts();
     /// assert_eq!(p.sum_dy_dx, vec![0.0]);
     /// ```
     #[must_use]
@@ -530,7 +583,7 @@ impl<F: Float> GradSums<F> {
     /// when the count is 0 and a sum is not.
     ///
     /// ```
-    /// use momenta::batchnorm::{GradSums, GradSumsParts};
+    /// use momenta::norm::{GradSums, GradSumsParts};
     /// let bad = GradSumsParts { count: 0, centre: vec![0.0], sum_dy: vec![1.0], sum_dy_dx: vec![0.0], poisoned: false };
     /// assert!(GradSums::<f64>::from_parts(bad).is_err());
     /// ```
@@ -564,7 +617,7 @@ impl<F: Float> Merge for GradSums<F> {
     ///
     /// ```
     /// use momenta::Merge;
-    /// use momenta::batchnorm::{BatchStats, GradSums, Layout};
+    /// use momenta::norm::{BatchStats, GradSums, Layout};
     /// let stats = BatchStats::<f64>::compute(&[1.0, 2.0, 3.0], Layout::nc(3, 1)?)?;
     /// let whole = GradSums::compute(&[1.0, 2.0, 3.0], &[1.0, 2.0, 4.0], Layout::nc(3, 1)?, &stats)?;
     /// let mut a = GradSums::compute(&[1.0], &[1.0], Layout::nc(1, 1)?, &stats)?;

@@ -30,7 +30,7 @@ use crate::error::ErrorKind;
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::Layout;
+/// use momenta::norm::Layout;
 ///
 /// let l = Layout::nhwc(2, 3, 4, 5)?;
 /// assert_eq!((l.outer(), l.channels(), l.inner()), (24, 5, 1));
@@ -66,7 +66,7 @@ impl Layout {
     /// `usize`.
     ///
     /// ```
-    /// use momenta::batchnorm::Layout;
+    /// use momenta::norm::Layout;
     /// let l = Layout::new(2, 3, 4)?;
     /// assert_eq!(l, Layout::ncl(2, 3, 4)?);
     /// # Ok::<(), momenta::Error>(())
@@ -88,7 +88,7 @@ impl Layout {
     /// [`ErrorKind::Overflow`] when `n · c` overflows `usize`.
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::nc(3, 4)?;
+    /// let l = momenta::norm::Layout::nc(3, 4)?;
     /// assert_eq!((l.outer(), l.channels(), l.inner()), (3, 4, 1));
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -104,7 +104,7 @@ impl Layout {
     /// [`ErrorKind::Overflow`] when `n · c · l` overflows `usize`.
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::ncl(4, 3, 4)?;
+    /// let l = momenta::norm::Layout::ncl(4, 3, 4)?;
     /// assert_eq!(l.count_per_channel(), 16);
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -119,7 +119,7 @@ impl Layout {
     /// [`ErrorKind::Overflow`] when `n · c · h · w` overflows `usize`.
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::nchw(2, 5, 3, 4)?;
+    /// let l = momenta::norm::Layout::nchw(2, 5, 3, 4)?;
     /// assert_eq!((l.outer(), l.channels(), l.inner()), (2, 5, 12));
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -134,7 +134,7 @@ impl Layout {
     /// [`ErrorKind::Overflow`] when `n · h · w · c` overflows `usize`.
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::nhwc(2, 1, 2, 3)?;
+    /// let l = momenta::norm::Layout::nhwc(2, 1, 2, 3)?;
     /// assert_eq!((l.outer(), l.channels(), l.inner()), (4, 3, 1));
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -152,7 +152,7 @@ impl Layout {
     /// [`ErrorKind::Overflow`] when `n · l · c` overflows `usize`.
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::nlc(2, 5, 3)?;
+    /// let l = momenta::norm::Layout::nlc(2, 5, 3)?;
     /// assert_eq!((l.outer(), l.channels(), l.inner(), l.samples()), (10, 3, 1, 2));
     /// # Ok::<(), momenta::Error>(())
     /// ```
@@ -160,11 +160,26 @@ impl Layout {
         Self::nhwc(n, l, 1, c)
     }
 
+    /// `[samples, positions, channels, inner]`: each sample is `positions`
+    /// blocks of `channels` rows of `inner` values (an array's axes before
+    /// and after its channel axis).
+    #[cfg(feature = "ndarray")]
+    pub(super) fn with_samples(
+        samples: usize,
+        positions: usize,
+        channels: usize,
+        inner: usize,
+    ) -> Result<Self, Error> {
+        let mut layout = Self::new(mul(samples, positions)?, channels, inner)?;
+        layout.samples = samples;
+        Ok(layout)
+    }
+
     /// The number of samples N: the first axis of every named layout, and
     /// `outer` for [`new`](Layout::new).
     ///
     /// ```
-    /// use momenta::batchnorm::Layout;
+    /// use momenta::norm::Layout;
     /// assert_eq!(Layout::nhwc(2, 3, 4, 5)?.samples(), 2);
     /// assert_eq!(Layout::nchw(2, 3, 4, 5)?.samples(), 2);
     /// // Folded by hand, the same memory is 24 samples of 5 values.
@@ -185,7 +200,7 @@ impl Layout {
     /// The number of blocks before the channel axis.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::Layout::nchw(2, 3, 4, 5)?.outer(), 2);
+    /// assert_eq!(momenta::norm::Layout::nchw(2, 3, 4, 5)?.outer(), 2);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -196,7 +211,7 @@ impl Layout {
     /// The number of channels.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::Layout::nhwc(2, 3, 4, 5)?.channels(), 5);
+    /// assert_eq!(momenta::norm::Layout::nhwc(2, 3, 4, 5)?.channels(), 5);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -207,7 +222,7 @@ impl Layout {
     /// The number of contiguous values of one channel in one block.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::Layout::nchw(2, 3, 4, 5)?.inner(), 20);
+    /// assert_eq!(momenta::norm::Layout::nchw(2, 3, 4, 5)?.inner(), 20);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -219,7 +234,7 @@ impl Layout {
     /// construction, so it cannot overflow).
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::Layout::nc(3, 4)?.len(), 12);
+    /// assert_eq!(momenta::norm::Layout::nc(3, 4)?.len(), 12);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -230,7 +245,7 @@ impl Layout {
     /// Whether the tensor has no elements.
     ///
     /// ```
-    /// assert!(momenta::batchnorm::Layout::nc(0, 4)?.is_empty());
+    /// assert!(momenta::norm::Layout::nc(0, 4)?.is_empty());
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -242,7 +257,7 @@ impl Layout {
     /// the BatchNorm formulas.
     ///
     /// ```
-    /// assert_eq!(momenta::batchnorm::Layout::nchw(16, 2, 3, 3)?.count_per_channel(), 144);
+    /// assert_eq!(momenta::norm::Layout::nchw(16, 2, 3, 3)?.count_per_channel(), 144);
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
@@ -260,7 +275,7 @@ impl Layout {
     /// [`Layout::len`].
     ///
     /// ```
-    /// let l = momenta::batchnorm::Layout::nc(3, 4)?;
+    /// let l = momenta::norm::Layout::nc(3, 4)?;
     /// assert!(l.check(12).is_ok());
     /// assert_eq!(l.check(11).unwrap_err().to_string(), "data must have length 12, got 11");
     /// # Ok::<(), momenta::Error>(())

@@ -50,7 +50,7 @@ use crate::{Error, Float, Momentum};
 /// # Example
 ///
 /// ```
-/// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+/// use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
 ///
 /// // Values recorded from PyTorch: BatchNorm1d(3) on x of shape (4, 3, 4), defaults.
 /// let xs: Vec<f64> = (0..48).map(|i| f64::from(i % 12 + 1 + i / 12)).collect();
@@ -145,7 +145,7 @@ impl<F: Float> RunningStats<F> {
     /// variance 1, as every framework initializes them, no batches seen.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::<f32>::new(2, BnConfig::keras());
     /// assert_eq!((r.mean(), r.var()), (&[0.0, 0.0][..], &[1.0, 1.0][..]));
     /// ```
@@ -172,7 +172,7 @@ impl<F: Float> RunningStats<F> {
     ///   accepted, as it propagates everywhere in the crate.)
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::with_state(&[1.0, 1.0], &[1.0, 1.0], BnConfig::<f64>::keras())?;
     /// assert_eq!(r.mean(), &[1.0, 1.0]);
     /// assert!(RunningStats::with_state(&[0.0], &[-1.0], BnConfig::<f64>::keras()).is_err());
@@ -194,7 +194,7 @@ impl<F: Float> RunningStats<F> {
     ///
     /// ```
     /// use momenta::Momentum;
-    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
     /// let config = BnConfig::<f64>::pytorch().with_momentum(Momentum::Cumulative)?;
     /// // The cumulative mean of 3 batches is 4; a 4th batch with mean 8 makes it 5.
     /// let mut r = RunningStats::with_state(&[4.0], &[1.0], config)?.with_batches_tracked(3);
@@ -237,7 +237,7 @@ impl<F: Float> RunningStats<F> {
     ///   [poisoned](BatchStats::is_poisoned) by a mismatched merge.
     ///
     /// ```
-    /// use momenta::batchnorm::{BatchStats, BnConfig, Layout, RunningStats};
+    /// use momenta::norm::{BatchStats, BnConfig, Layout, RunningStats};
     /// let one = BatchStats::<f32>::compute(&[0.5_f32, 2.0], Layout::nc(1, 2)?)?;
     /// let mut torch = RunningStats::new(2, BnConfig::pytorch());
     /// let err = torch.update(&one).unwrap_err();
@@ -297,7 +297,7 @@ impl<F: Float> RunningStats<F> {
     /// The running means.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).mean(), &[0.0]);
     /// ```
     #[must_use]
@@ -308,7 +308,7 @@ impl<F: Float> RunningStats<F> {
     /// The running variances.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).var(), &[1.0]);
     /// ```
     #[must_use]
@@ -319,7 +319,7 @@ impl<F: Float> RunningStats<F> {
     /// The number of successful updates (PyTorch's `num_batches_tracked`).
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// assert_eq!(RunningStats::<f64>::new(1, BnConfig::pytorch()).batches_tracked(), 0);
     /// ```
     #[must_use]
@@ -330,7 +330,7 @@ impl<F: Float> RunningStats<F> {
     /// The number of channels.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// assert_eq!(RunningStats::<f64>::new(4, BnConfig::pytorch()).channels(), 4);
     /// ```
     #[must_use]
@@ -341,7 +341,7 @@ impl<F: Float> RunningStats<F> {
     /// The configuration.
     ///
     /// ```
-    /// use momenta::batchnorm::{BnConfig, RunningStats};
+    /// use momenta::norm::{BnConfig, RunningStats};
     /// let r = RunningStats::<f64>::new(4, BnConfig::keras());
     /// assert_eq!(r.config(), &BnConfig::keras());
     /// ```
@@ -393,7 +393,7 @@ impl<F> From<RunningStats<F>> for RunningStatsState<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batchnorm::Layout;
+    use crate::norm::Layout;
     use alloc::string::ToString;
 
     #[test]

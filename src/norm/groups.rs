@@ -1,0 +1,456 @@
+//! Per-sample group statistics and normalization: the one engine behind
+//! [`GroupNorm`](super::GroupNorm) and [`InstanceNorm`](super::InstanceNorm).
+//!
+//! A sample of a tensor `[outer, C, inner]` with `P = outer / N` positions
+//! per sample is `[P, C, inner]`; splitting its `C` channels into `G`
+//! groups of consecutive channels makes it `[P, G, (C / G) · inner]`, a
+//! tensor whose "channels" are the groups. So each sample's group
+//! statistics are the per-channel kernels' result on that view, with no
+//! new kernel: NCHW (`P = 1`) reads each group as one contiguous run,
+//! NHWC (`inner = 1`) as lanes of `C / G` values in every row.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd, write_dx};
+use super::normalize::WideNormalizer;
+use super::{BatchStats, GradSums, Layout, Normalizer, checks};
+use crate::cumulative::moments::Moments;
+use crate::{Element, Error, Float};
+
+/// Checks that `groups` is a valid group count for `channels`.
+pub(super) fn check_groups(groups: usize, channels: usize) -> Result<(), Error> {
+    if groups == 0 {
+        return Err(Error::parameter("groups", 0.0, "at least 1"));
+    }
+    if !channels.is_multiple_of(groups) {
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "reported in the message; group counts are small"
+        )]
+        return Err(Error::parameter(
+            "groups",
+            groups as f64,
+            "a divisor of the number of channels",
+        ));
+    }
+    Ok(())
+}
+
+/// The statistics of every group of every sample of `xs` (shape `layout`,
+/// `groups` dividing its channels), in sample-major order: sample 0's
+/// groups, then sample 1's, and so on. With `parallel` (and the `rayon`
+/// feature) on every rayon thread, bit for bit the same: each group's
+/// statistics depend on its values alone.
+///
+/// # Errors
+///
+/// A slice that does not hold `layout`, or a bad group count.
+pub(super) fn group_statistics<S: Element, F: Float>(
+    xs: &[S],
+    layout: Layout,
+    groups: usize,
+    parallel: bool,
+) -> Result<BatchStats<F>, Error> {
+    layout.check(xs.len())?;
+    check_groups(groups, layout.channels())?;
+    let (samples, positions) = (layout.samples(), layout.positions());
+    let width = layout.channels() / groups * layout.inner();
+    let per_sample = positions * groups * width;
+    let count = (positions as u64).saturating_mul(width as u64);
+    let moments: Vec<Moments<f64>> = if per_sample == 0 {
+        vec![Moments::default(); samples * groups]
+    } else if positions == 1 {
+        // Channels first (NCHW): every group of every sample is one
+        // contiguous run, so the whole tensor is one call with a channel
+        // per group, the same bits as a call per sample. (A call per
+        // sample cost a third of instance norm's time on 8×16 images.)
+        channel_moments(xs, 1, samples * groups, width, parallel)
+    } else {
+        // Channels last: the samples in parallel, each on every thread too
+        // when it is large enough.
+        let sample = |x: &[S]| channel_moments(x, positions, groups, width, parallel);
+        #[cfg(feature = "rayon")]
+        if parallel {
+            use rayon::prelude::*;
+            let each: Vec<Vec<Moments<f64>>> =
+                xs.par_chunks_exact(per_sample).map(sample).collect();
+            return Ok(BatchStats::from_moments(count, each.concat()));
+        }
+        xs.chunks_exact(per_sample).flat_map(sample).collect()
+    };
+    Ok(BatchStats::from_moments(count, moments))
+}
+
+/// The kernels' per-channel moments, on every rayon thread when asked (and
+/// built with `rayon`): the same bits either way.
+fn channel_moments<S: Element>(
+    xs: &[S],
+    outer: usize,
+    channels: usize,
+    inner: usize,
+    parallel: bool,
+) -> Vec<Moments<f64>> {
+    #[cfg(feature = "rayon")]
+    if parallel {
+        return crate::kernels::par_channel_moments(xs, outer, channels, inner);
+    }
+    let _ = parallel;
+    crate::kernels::channel_moments(xs, outer, channels, inner)
+}
+
+/// Normalizes every sample of `xs` (shape `layout`) into `out` with its
+/// groups' mean and biased variance from `stats` (as [`group_statistics`]
+/// returns them), and the per-channel `gamma` and `beta`.
+///
+/// # Errors
+///
+/// Slices that do not hold `layout`, a bad group count, statistics of
+/// another shape, a bad eps or affine vector.
+#[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+pub(super) fn normalize_groups<F: Float>(
+    xs: &[F],
+    layout: Layout,
+    groups: usize,
+    stats: &BatchStats<F>,
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+    out: &mut [F],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    check_groups(groups, layout.channels())?;
+    stats.check_usable()?;
+    let expected = layout.samples() * groups;
+    if stats.channels() != expected {
+        return Err(Error::length(
+            "statistics groups",
+            expected,
+            stats.channels(),
+        ));
+    }
+    let channels = layout.channels();
+    let per_group = channels / groups;
+    let sample_layout = Layout::new(layout.positions(), channels, layout.inner())?;
+    let per_sample = sample_layout.len();
+    // A sample's groups' moments, one per channel: the normalizer takes
+    // each mean as its shift and offset (see `Centre`).
+    let spread = |groups: &[Moments<f64>]| -> Vec<Moments<f64>> {
+        (0..channels)
+            .map(|c| groups.get(c / per_group).copied().unwrap_or_default())
+            .collect()
+    };
+    // Checked once, also for an empty tensor: eps and the affine lengths.
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, channels)?;
+    checks::optional_channel_len("beta", beta, channels)?;
+    if per_sample == 0 {
+        return Ok(());
+    }
+    let samples = xs
+        .chunks_exact(per_sample)
+        .zip(out.chunks_exact_mut(per_sample));
+    for (n, (x, y)) in samples.enumerate() {
+        let g = n * groups..(n + 1) * groups;
+        let moments = spread(stats.moments().get(g).unwrap_or(&[]));
+        Normalizer::from_moments(&moments, eps, gamma, beta)?.apply(x, sample_layout, y)?;
+    }
+    Ok(())
+}
+
+/// The group of every channel of a sample, and the geometry of one
+/// sample, for the backward pass and the wide normalization.
+#[derive(Clone, Copy)]
+struct Geometry {
+    samples: usize,
+    channels: usize,
+    groups: usize,
+    per_group: usize,
+    inner: usize,
+    /// Values per sample: `positions · channels · inner`.
+    len: usize,
+}
+
+impl Geometry {
+    /// The geometry of `layout` in `groups` groups, checked.
+    fn new(layout: Layout, groups: usize) -> Result<Self, Error> {
+        check_groups(groups, layout.channels())?;
+        let channels = layout.channels();
+        Ok(Self {
+            samples: layout.samples(),
+            channels,
+            groups,
+            per_group: channels / groups,
+            inner: layout.inner(),
+            len: layout.positions() * channels * layout.inner(),
+        })
+    }
+
+    /// Checks that `stats` has one group per group of every sample.
+    fn check_stats<F: Float>(&self, stats: &BatchStats<F>) -> Result<(), Error> {
+        stats.check_usable()?;
+        let expected = self.samples * self.groups;
+        if stats.channels() == expected {
+            Ok(())
+        } else {
+            Err(Error::length(
+                "statistics groups",
+                expected,
+                stats.channels(),
+            ))
+        }
+    }
+
+    /// The group statistics' index of channel `c` of sample `n`.
+    fn group_of(&self, n: usize, c: usize) -> usize {
+        n * self.groups + c / self.per_group
+    }
+}
+
+/// `(Σdy, Σdy·(x − shift))` for every channel of every sample
+/// (sample-major), each about its group's shift in `stats`: the
+/// per-channel grad kernel on each sample seen as `[P, C, inner]` — or,
+/// channels first, on the whole tensor seen as `[1, N·C, inner]`.
+#[cfg_attr(
+    not(feature = "rayon"),
+    allow(unused_variables, reason = "only the rayon build runs in parallel")
+)]
+fn channel_grad_sums<S: Element, F: Float>(
+    xs: &[S],
+    dy: &[S],
+    geometry: Geometry,
+    positions: usize,
+    stats: &BatchStats<F>,
+    parallel: bool,
+) -> (Vec<f64>, Vec<f64>) {
+    let moments = stats.moments();
+    let centre: Vec<f64> = (0..geometry.samples * geometry.channels)
+        .map(|i| {
+            let (n, c) = (i / geometry.channels.max(1), i % geometry.channels.max(1));
+            moments
+                .get(geometry.group_of(n, c))
+                .map_or(f64::NAN, |m| m.shift)
+        })
+        .collect();
+    let kernel = |x: &[S], g: &[S], outer: usize, channels: usize, centre: &[f64]| {
+        #[cfg(feature = "rayon")]
+        if parallel {
+            return crate::kernels::par_channel_grad_sums(
+                x,
+                g,
+                outer,
+                channels,
+                geometry.inner,
+                centre,
+            );
+        }
+        crate::kernels::channel_grad_sums(x, g, outer, channels, geometry.inner, centre)
+    };
+    if geometry.len == 0 {
+        let zeros = vec![0.0; centre.len()];
+        return (zeros.clone(), zeros);
+    }
+    if positions == 1 {
+        return kernel(xs, dy, 1, geometry.samples * geometry.channels, &centre);
+    }
+    let sample = |(n, (x, g)): (usize, (&[S], &[S]))| {
+        let range = n * geometry.channels..(n + 1) * geometry.channels;
+        kernel(x, g, positions, geometry.channels, &centre[range])
+    };
+    let pairs = xs
+        .chunks_exact(geometry.len)
+        .zip(dy.chunks_exact(geometry.len));
+    #[cfg(feature = "rayon")]
+    let each: Vec<(Vec<f64>, Vec<f64>)> = if parallel {
+        use rayon::prelude::*;
+        xs.par_chunks_exact(geometry.len)
+            .zip(dy.par_chunks_exact(geometry.len))
+            .enumerate()
+            .map(sample)
+            .collect()
+    } else {
+        pairs.enumerate().map(sample).collect()
+    };
+    #[cfg(not(feature = "rayon"))]
+    let each: Vec<(Vec<f64>, Vec<f64>)> = pairs.enumerate().map(sample).collect();
+    let mut sum_dy = Vec::with_capacity(centre.len());
+    let mut sum_dyx = Vec::with_capacity(centre.len());
+    for (a, b) in each {
+        sum_dy.extend(a);
+        sum_dyx.extend(b);
+    }
+    (sum_dy, sum_dyx)
+}
+
+/// The backward sums of a group normalization (one pass over `xs` and
+/// `dy`): per group of every sample, `Σĝ` and `Σĝ·(x − shift)` with
+/// `ĝ = γ·dy`, as [`GradSums`] whose channels are the groups; and this
+/// tensor's `dγ`, `dβ` per channel.
+///
+/// # Errors
+///
+/// Slices that do not hold the layout, a bad group count, statistics of
+/// another shape or poisoned, a bad eps or `γ`.
+pub(super) fn group_grad_sums<S: Element, F: Float>(
+    pass: &Backward<'_, F, S>,
+    groups: usize,
+    eps: F,
+    parallel: bool,
+) -> Result<(GradSums<F>, AffineGrads<F>), Error> {
+    pass.check_tensors()?;
+    let layout = pass.layout();
+    let geometry = Geometry::new(layout, groups)?;
+    let stats = pass.stats();
+    geometry.check_stats(stats)?;
+    checks::eps(eps)?;
+    let gamma = pass.gamma();
+    check_gamma(gamma, geometry.channels)?;
+    let (sum_dy, sum_dyx) = channel_grad_sums(
+        pass.xs(),
+        pass.dy(),
+        geometry,
+        layout.positions(),
+        stats,
+        parallel,
+    );
+    let eps = eps.as_f64();
+    let moments = stats.moments();
+    let gamma_of = |c: usize| gamma.and_then(|g| g.get(c)).map_or(1.0, |g| g.as_f64());
+    let mut group_dy = vec![0.0; geometry.samples * groups];
+    let mut group_dyx = vec![0.0; geometry.samples * groups];
+    let mut weight = vec![0.0; geometry.channels];
+    let mut bias = vec![0.0; geometry.channels];
+    if geometry.len > 0 {
+        for (i, (&sdy, &sdyx)) in sum_dy.iter().zip(&sum_dyx).enumerate() {
+            let (n, c) = (i / geometry.channels, i % geometry.channels);
+            let g = geometry.group_of(n, c);
+            let m = moments.get(g).copied().unwrap_or_default();
+            // About the mean, shift + offset, in two steps (as
+            // `GradSums::about` does): the sums are about the shift.
+            let about_mean = sdyx - m.offset * sdy;
+            bias[c] += sdy;
+            weight[c] += about_mean * rstd(&m, eps);
+            let gamma = gamma_of(c);
+            group_dy[g] += gamma * sdy;
+            group_dyx[g] += gamma * sdyx;
+        }
+    }
+    let centre = moments.iter().map(|m| m.shift).collect();
+    let count =
+        (layout.positions() as u64).saturating_mul((geometry.per_group * geometry.inner) as u64);
+    Ok((
+        GradSums::from_sums(count, centre, group_dy, group_dyx),
+        AffineGrads::from_f64(&weight, &bias),
+    ))
+}
+
+/// `dx` of a group normalization from the (merged) group sums of
+/// [`group_grad_sums`], written to `dx` in `O`.
+///
+/// # Errors
+///
+/// As [`group_grad_sums`], and sums of another group count or count,
+/// poisoned sums, or a `dx` of the wrong length.
+pub(super) fn group_grad_input<S: Element, O: Element, F: Float>(
+    sums: &GradSums<F>,
+    pass: &Backward<'_, F, S>,
+    groups: usize,
+    eps: F,
+    dx: &mut [O],
+) -> Result<(), Error> {
+    pass.check_output(dx.len())?;
+    let layout = pass.layout();
+    let geometry = Geometry::new(layout, groups)?;
+    let stats = pass.stats();
+    geometry.check_stats(stats)?;
+    checks::channel_len("gradient sums groups", sums.sum_dy(), stats.channels())?;
+    let gamma = pass.gamma();
+    check_gamma(gamma, geometry.channels)?;
+    sums.check_count(stats)?;
+    let about = sums.about(stats, eps)?;
+    #[allow(clippy::cast_precision_loss, reason = "a count, exact below 2⁵³")]
+    let count = stats.count() as f64;
+    let moments = stats.moments();
+    let coefficients: Vec<DxCoefficients> = (0..geometry.samples * geometry.channels)
+        .map(|i| {
+            let (sample, channel) = (i / geometry.channels, i % geometry.channels);
+            let group = geometry.group_of(sample, channel);
+            let m = moments.get(group).copied().unwrap_or_default();
+            let (about_mean, rstd) = about.get(group).copied().unwrap_or((f64::NAN, f64::NAN));
+            let sum = sums.sum_dy().get(group).copied().unwrap_or(f64::NAN);
+            let gamma = gamma
+                .and_then(|v| v.get(channel))
+                .map_or(1.0, |v| v.as_f64());
+            DxCoefficients::new(&m, count, rstd, sum, about_mean, gamma)
+        })
+        .collect();
+    if geometry.len == 0 {
+        return Ok(());
+    }
+    let samples = pass
+        .xs()
+        .chunks_exact(geometry.len)
+        .zip(pass.dy().chunks_exact(geometry.len))
+        .zip(dx.chunks_exact_mut(geometry.len))
+        .zip(coefficients.chunks_exact(geometry.channels));
+    for (((x, g), out), k) in samples {
+        write_dx(x, g, geometry.channels, geometry.inner, k, out);
+    }
+    Ok(())
+}
+
+/// Normalizes every sample of `xs` into `out` in `f64`, each value rounded
+/// once to `O`: `(x − hi)·scale + (β − lo·scale)` with each group's mean
+/// as `hi + lo` (see [`Centre`](super::normalize::Centre)).
+///
+/// # Errors
+///
+/// As [`normalize_groups`].
+#[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+pub(super) fn normalize_groups_wide<S: Element, O: Element, F: Float>(
+    xs: &[S],
+    layout: Layout,
+    groups: usize,
+    stats: &BatchStats<F>,
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+    out: &mut [O],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    let geometry = Geometry::new(layout, groups)?;
+    geometry.check_stats(stats)?;
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, geometry.channels)?;
+    checks::optional_channel_len("beta", beta, geometry.channels)?;
+    if geometry.len == 0 {
+        return Ok(());
+    }
+    let samples = xs
+        .chunks_exact(geometry.len)
+        .zip(out.chunks_exact_mut(geometry.len));
+    for (n, (x, y)) in samples.enumerate() {
+        let moments: Vec<Moments<f64>> = (0..geometry.channels)
+            .map(|c| {
+                stats
+                    .moments()
+                    .get(geometry.group_of(n, c))
+                    .copied()
+                    .unwrap_or_default()
+            })
+            .collect();
+        WideNormalizer::from_moments(&moments, eps, gamma, beta)?.apply(
+            x,
+            geometry.channels,
+            geometry.inner,
+            y,
+        );
+    }
+    Ok(())
+}
