@@ -287,6 +287,17 @@ fn peers(path: &str) {
     let out_dir = std::env::var("MOMENTA_SERIES_OUT").ok();
     let n = xs.len() as f64;
     let mut buffer = vec![0.0; xs.len()];
+    // A new process's first large allocations are slow: their pages are
+    // faulted in for the first time (and, with huge pages, memory is
+    // compacted for them), which the peers' long-running process paid
+    // before its best round. Measured here, 10⁷ values: the memory floor
+    // at 36.6 ns a value on the first call, 3.8 from the second. So the
+    // output buffer is touched, and as much again allocated, written and
+    // freed, before anything is timed.
+    buffer.fill(1.0);
+    for _ in 0..2 {
+        drop(black_box(vec![1.0_f64; xs.len()]));
+    }
     // For profiling: only the series into the buffer, no timing.
     let only_into = std::env::var("MOMENTA_SERIES_ONLY").is_ok_and(|s| s == "into");
     for name in names.split(',').filter(|s| !s.is_empty()) {
