@@ -21,7 +21,8 @@ peer once per statistic; each time reported is the best over the rounds.
 
 momenta's time is its `*_series` call, which returns a new vector as the
 peers return a new array; the bench allocates it with the huge-page
-advice numpy gives its arrays (see `benches/series.rs`). The line after
+advice numpy gives its arrays, after warming the allocator and its
+output buffer once (see `benches/series.rs`). The line after
 gives `*_series_into` into a reused buffer and the push loop. The
 `rolling_floor_20` row is the memory floor: `x[i] - x[i - 20]` into a new
 vector, against numpy's `x[20:] - x[:-20]`.
