@@ -272,7 +272,12 @@
 //! On the way in every state is validated, and a broken invariant is an
 //! error that names it. A number where a float belongs is taken as the
 //! format reads it (state saved before floats were strings, or written by hand); a `null` is
-//! refused. The windows with running sums (`MovingAverage`,
+//! refused. In a human-readable format a field that cannot be read is
+//! named by its path, with the text it holds: `engine.sums.m2.value:
+//! cannot read "x2" as f64`, `values[3]: …`; a missing or unknown field
+//! is named with the struct it belongs to (`engine.sums: missing field
+//! …`). Binary formats keep their own errors (their data names no
+//! fields). The windows with running sums (`MovingAverage`,
 //! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
 //! against the values on the way in: sums taken afresh from the values
 //! would round differently from sums that saw every value pass through.
@@ -297,6 +302,13 @@
 //! let v: Variance<f64> =
 //!     serde_json::from_str(r#"{"count":2,"shift":1.0,"offset":1.0,"m2":2.0}"#).unwrap();
 //! assert_eq!(v.population_variance(), Some(1.0));
+//!
+//! // A field that cannot be read is named, with what it holds.
+//! let e = serde_json::from_str::<Variance<f64>>(
+//!     r#"{"count":2,"shift":"1.0","offset":"one","m2":"2.0"}"#,
+//! )
+//! .unwrap_err();
+//! assert!(e.to_string().starts_with(r#"offset: cannot read "one" as f64"#));
 //! # Ok(())
 //! # }
 //! # #[cfg(not(feature = "serde"))]
@@ -374,6 +386,8 @@ pub mod norm;
 mod parallel;
 #[cfg(feature = "serde")]
 mod serde_float;
+#[cfg(feature = "serde")]
+mod serde_path;
 mod series;
 mod windows;
 

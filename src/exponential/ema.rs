@@ -84,8 +84,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "EmaState<F>", into = "EmaState<F>", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "EmaState<F>", bound = "F: Float")
 )]
 pub struct Ema<F> {
     /// The momentum, the options and the count.
@@ -100,6 +100,9 @@ pub struct Ema<F> {
     residual: F,
     bias_correction: bool,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Ema<F>, EmaState<F>);
 
 impl<F: Float> Ema<F> {
     /// An average seeded by the first value pushed.
@@ -697,17 +700,19 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
         let momentum = weights.momentum;
         if let Some(v0) = s.initial.filter(|v0| !v0.is_finite()) {
             return Err(Error::state(format!(
-                "the initial value must be finite, got {v0}"
+                "the initial value must be finite, got {v0:?}"
             )));
         }
         let value = match (s.initial, s.value, s.count) {
             (None, None, 0) => F::zero(),
             (None, None, n) => {
-                return Err(Error::state(format!("count is {n} but there is no value")));
+                return Err(Error::state(format!(
+                    "count is {n:?} but there is no value"
+                )));
             }
             (None, Some(v), 0) => {
                 return Err(Error::state(format!(
-                    "count is 0 but the value is {v} and there is no initial value"
+                    "count is 0 but the value is {v:?} and there is no initial value"
                 )));
             }
             (Some(_), None, _) => {
@@ -715,20 +720,20 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
             }
             (Some(v0), Some(v), 0) if !same(v0, v) => {
                 return Err(Error::state(format!(
-                    "count is 0 but the value {v} differs from the initial value {v0}"
+                    "count is 0 but the value {v:?} differs from the initial value {v0:?}"
                 )));
             }
             (_, Some(v), _) => v,
         };
         if !(s.residual >= F::zero() && s.residual <= F::one()) {
             return Err(Error::state(format!(
-                "residual weight must be in [0, 1], got {}",
+                "residual weight must be in [0, 1], got {:?}",
                 s.residual
             )));
         }
         if s.count == 0 && s.residual != F::one() {
             return Err(Error::state(format!(
-                "count is 0 but the residual weight is {}",
+                "count is 0 but the residual weight is {:?}",
                 s.residual
             )));
         }
@@ -746,7 +751,7 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
         if !(seeded || cumulative || free || residual_is_consistent(s.residual, momentum, s.count))
         {
             return Err(Error::state(format!(
-                "residual weight {} does not match the momentum's decay to the power of \
+                "residual weight {:?} does not match the momentum's decay to the power of \
                  the count {}",
                 s.residual, s.count
             )));

@@ -59,12 +59,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "EwCovarianceState<F>",
-        into = "EwCovarianceState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "EwCovarianceState<F>", bound = "F: Float")
 )]
 pub struct EwCovariance<F> {
     weights: Weighting<F>,
@@ -74,6 +70,9 @@ pub struct EwCovariance<F> {
     var_y: F,
     cov: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] EwCovariance<F>, EwCovarianceState<F>);
 
 impl<F: Float> EwCovariance<F> {
     /// An empty accumulator, seeded by the first pair, with pandas'
@@ -911,7 +910,7 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
         for (name, v) in [("variance_x", s.variance_x), ("variance_y", s.variance_y)] {
             if v < F::zero() {
                 return Err(Error::state(format!(
-                    "{name} must be non-negative, got {v}"
+                    "{name} must be non-negative, got {v:?}"
                 )));
             }
         }
@@ -931,7 +930,7 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
         let bound = (s.variance_x + underflow).sqrt() * (s.variance_y + underflow).sqrt();
         if s.covariance.abs() > bound * (F::one() + F::from_f64(1e-6)) {
             return Err(Error::state(format!(
-                "|covariance| {} exceeds √(variance_x·variance_y) = {bound}",
+                "|covariance| {:?} exceeds √(variance_x·variance_y) = {bound:?}",
                 s.covariance
             )));
         }

@@ -108,12 +108,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "EwVarianceState<F>",
-        into = "EwVarianceState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "EwVarianceState<F>", bound = "F: Float")
 )]
 pub struct EwVariance<F> {
     /// The momentum, the options and the count.
@@ -122,6 +118,9 @@ pub struct EwVariance<F> {
     mean: Shifted<F>,
     var: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] EwVariance<F>, EwVarianceState<F>);
 
 impl<F: Float> EwVariance<F> {
     /// An empty accumulator, seeded by the first value pushed, with pandas'
@@ -1013,13 +1012,13 @@ impl<F: Float> TryFrom<EwVarianceState<F>> for EwVariance<F> {
         }
         if s.variance < F::zero() {
             return Err(Error::state(alloc::format!(
-                "variance must be non-negative, got {}",
+                "variance must be non-negative, got {:?}",
                 s.variance
             )));
         }
         if s.count == 1 && s.variance != F::zero() {
             return Err(Error::state(alloc::format!(
-                "variance must be 0 when count is 1, got {}",
+                "variance must be 0 when count is 1, got {:?}",
                 s.variance
             )));
         }

@@ -70,11 +70,6 @@ use crate::{Error, Float};
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "super::state::WindowState<F>", bound = "F: Float")
-)]
 pub struct MovingMinMax<F> {
     ring: Ring<F>,
     extrema: Extrema<F>,
@@ -84,6 +79,9 @@ pub struct MovingMinMax<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MovingMinMax<F>, super::state::WindowState<F>);
 
 /// Slices shorter than this go through the push loop.
 const SERIES_MIN: usize = 64;

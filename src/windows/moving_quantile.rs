@@ -146,11 +146,6 @@ pub(super) fn rank<F: Float>(q: F, m: usize) -> (usize, f64) {
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "super::state::QuantileState<F>", bound = "F: Float")
-)]
 pub struct MovingQuantile<F> {
     ring: Ring<F>,
     q: F,
@@ -164,6 +159,9 @@ pub struct MovingQuantile<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MovingQuantile<F>, super::state::QuantileState<F>);
 
 impl<F: Float> MovingQuantile<F> {
     /// An empty window over the last `window` values that reports their

@@ -128,7 +128,7 @@ impl<F> WindowState<F> {
     pub(crate) fn checked_policy(&self) -> Result<Policy, Error> {
         if self.values.len() > self.window {
             return Err(Error::state(alloc::format!(
-                "window of {} holds {} values",
+                "window of {:?} holds {:?} values",
                 self.window,
                 self.values.len()
             )));

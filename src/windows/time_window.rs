@@ -81,11 +81,6 @@ use crate::{Error, Float};
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "TimeWindowState<F>", bound = "F: Float")
-)]
 pub struct TimeWindow<F> {
     span: f64,
     /// `(time, value)`, oldest first.
@@ -109,6 +104,9 @@ pub struct TimeWindow<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] TimeWindow<F>, TimeWindowState<F>);
 
 impl<F: Float> TimeWindow<F> {
     /// An empty window over the last `span` of time (in the unit of the
@@ -1165,7 +1163,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
             .with_min_periods(state.min_periods)?;
         if state.times.len() != state.values.len() {
             return Err(Error::state(alloc::format!(
-                "{} times for {} values",
+                "{:?} times for {:?} values",
                 state.times.len(),
                 state.values.len()
             )));
@@ -1175,7 +1173,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
             (Some(last), _) if last.is_finite() => last,
             (Some(last), _) => {
                 return Err(Error::state(alloc::format!(
-                    "last time {last} is not finite"
+                    "last time {last:?} is not finite"
                 )));
             }
             (None, Some(_)) => return Err(Error::state("samples without a last time")),
@@ -1183,7 +1181,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
         for &t in &state.times {
             if last - t >= state.span || t > last || t.is_nan() {
                 return Err(Error::state(alloc::format!(
-                    "a sample at {t} is outside the span {} before {last}",
+                    "a sample at {t:?} is outside the span {:?} before {last:?}",
                     state.span
                 )));
             }
@@ -1201,7 +1199,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
         }
         if engine.stale > state.times.len() {
             return Err(Error::state(alloc::format!(
-                "{} stale samples in a window of {}",
+                "{:?} stale samples in a window of {:?}",
                 engine.stale,
                 state.times.len()
             )));
@@ -1240,7 +1238,7 @@ impl<F: Float> TimeWindow<F> {
     fn push_at_time_only(&mut self, t: f64) -> Result<(), Error> {
         if !t.is_finite() || self.last_time.is_some_and(|last| t < last) {
             return Err(Error::state(alloc::format!(
-                "last time {t} is not finite or before a sample"
+                "last time {t:?} is not finite or before a sample"
             )));
         }
         self.last_time = Some(t);

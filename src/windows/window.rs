@@ -669,16 +669,16 @@ impl<F: Float> ShiftedSum<F> {
         ] {
             if !x.is_finite() {
                 return Err(Error::state(alloc::format!(
-                    "sum {name} must be finite, got {x}"
+                    "engine.sums.{name} must be finite, got {x:?}"
                 )));
             }
         }
         if lo_churn < F::zero() {
             return Err(Error::state(alloc::format!(
-                "sum lo_churn must be non-negative, got {lo_churn}"
+                "engine.sums.lo_churn must be non-negative, got {lo_churn:?}"
             )));
         }
-        check_scale("sum scale", scale)?;
+        check_scale("engine.sums.scale", scale)?;
         let mut sum = Self {
             count: values().count(),
             shift,
@@ -704,7 +704,7 @@ impl<F: Float> ShiftedSum<F> {
         }
         if sum.needs_rebuild() {
             return Err(Error::state(alloc::format!(
-                "sum lo_churn {lo_churn} is beyond the bound a window keeps"
+                "engine.sums.lo_churn {lo_churn:?} is beyond the bound a window keeps"
             )));
         }
         // The values' own sum about the same shift and in the same scale,
@@ -751,7 +751,7 @@ impl<F: Float> ShiftedSum<F> {
             Ok((sum, bound / k))
         } else {
             Err(Error::state(alloc::format!(
-                "the sum {kept} does not match the values, whose sum is {exact}"
+                "engine.sums (hi + lo = {kept:?}) does not match the values, whose sum is {exact:?}"
             )))
         }
     }
@@ -766,7 +766,7 @@ fn check_scale<F: Float>(name: &str, scale: F) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::state(alloc::format!(
-            "{name} must be a power of two in (0, 1], got {scale}"
+            "{name} must be a power of two in (0, 1], got {scale:?}"
         )))
     }
 }
@@ -1036,14 +1036,17 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         // +∞ is a variance too large to represent, which a window keeps
         // until the values that make it leave; NaN, deviations whose
         // rounding errors overflowed (checked against the values below).
-        for (name, x) in [("m2", value), ("m2 churn", churn)] {
+        for (name, x) in [
+            ("engine.sums.m2.value", value),
+            ("engine.sums.m2.churn", churn),
+        ] {
             if x < F::zero() {
                 return Err(Error::state(alloc::format!(
-                    "{name} must be non-negative, got {x}"
+                    "{name} must be non-negative, got {x:?}"
                 )));
             }
         }
-        check_scale("m2 scale", scale)?;
+        check_scale("engine.sums.m2.scale", scale)?;
         let mut moments = Self {
             sum,
             dev_scale: scale,
@@ -1073,7 +1076,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             Ok(moments)
         } else {
             Err(Error::state(alloc::format!(
-                "m2 {value} does not match the values, whose m2 is {fresh}"
+                "engine.sums.m2.value {value:?} does not match the values, whose m2 is {fresh:?}"
             )))
         }
     }
@@ -1239,11 +1242,6 @@ impl NonFinite {
 
 /// The last `window` values and the statistics of their finite part.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "SumsWindowState<F>", bound = "F: Float, S: WindowStats<F>")
-)]
 pub(crate) struct Window<F, S> {
     pub(super) ring: Ring<F>,
     non_finite: NonFinite,
@@ -1267,6 +1265,9 @@ pub(crate) struct Window<F, S> {
     #[cfg(test)]
     rebuilds: usize,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float, S: WindowStats<F>] Window<F, S>, SumsWindowState<F>);
 
 impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// # Errors
@@ -1569,7 +1570,7 @@ impl<F: Float, S: WindowStats<F>> TryFrom<SumsWindowState<F>> for Window<F, S> {
         let len = state.values.len();
         let ring = Ring::from_values(state.window, state.values, engine.head).ok_or_else(|| {
             Error::state(alloc::format!(
-                "head {} does not fit a window of {} holding {len} values",
+                "head {:?} does not fit a window of {:?} holding {len:?} values",
                 engine.head,
                 state.window
             ))

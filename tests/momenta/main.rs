@@ -63,6 +63,8 @@ mod norm_layers;
 mod outliers;
 /// Values recorded from pandas for `signals`.
 mod pandas_signals;
+/// A failed restore names the field and the value it could not read.
+mod restore_errors;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
 /// The whole-series slice APIs against the push loop, pandas and hostile
