@@ -29,6 +29,7 @@
 //! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
 //! | how unusual is a reading against the window before it (pandas' `(x - m.shift()) / s.shift()`) | [`MovingVariance::z_score`], [`TimeWindow::z_score`], [`EwVariance::z_score`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
+//! | a whole column in, a whole column out: pandas' `rolling(w).mean()`, `.var()`, `.max()`, `.median()`, `ewm().mean()` | the `*_series` methods ([Whole series](#whole-series)) |
 //! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
 //! | layer, group, instance and batch normalization, forward and backward (PyTorch's autograd `dx`, `dγ`, `dβ`) | [`norm::LayerNorm`], [`norm::GroupNorm`], [`norm::InstanceNorm`], [`norm::BatchNorm`] with [`norm::Backward`] |
 //! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`norm::BatchStats::compute`] with [`norm::Layout::nc`] |
@@ -67,6 +68,66 @@
 //! memory once for all the members the blocked kernels reduce; tuples of
 //! those are also a [`FromSlice`], with `from_slice` and (feature `rayon`)
 //! `par_from_slice`.
+//!
+//! # Whole series
+//!
+//! Every window and exponential statistic also takes a whole slice and
+//! gives back the statistic after each value, as pandas and polars do for
+//! a column. One name pattern for all of them: the statistic's accessor,
+//! then `_series` — a new vector — or `_series_into` — a caller's buffer
+//! as long as the input; statistics with a clock add `_at` and take the
+//! times first, as `push_at` does. Where the accessor says `None` (not yet
+//! [ready](MovingAverage::with_min_periods), or a sample variance of one
+//! value) the series shows NaN, as pandas does.
+//!
+//! | pandas | polars | momenta |
+//! |---|---|---|
+//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingAverage::mean_series`] |
+//! | `s.rolling(w).var()`, `.std()` (`ddof=0`: population) | `s.rolling_var(w)`, `rolling_std` | [`MovingVariance::sample_variance_series`], `sample_std_dev_series`, `population_*_series` |
+//! | `s.rolling(w).min()`, `.max()` | `s.rolling_min(w)`, `rolling_max` | [`MovingMinMax::min_series`], `max_series`, `range_series` |
+//! | `s.rolling(w).median()`, `.quantile(q)` | `s.rolling_median(w)`, `rolling_quantile(q, "linear", w)` | [`MovingQuantile::quantile_series`] (of [`MovingQuantile::median`] or `new(w, q)`) |
+//! | `s.rolling("5s").mean()`, … on a time index | `s.rolling_mean_by(t, "5s")`, … | [`TimeWindow::mean_series_at`], … |
+//! | `s.ewm(alpha=a).mean()` | `s.ewm_mean(alpha=a)` | [`Ema::value_series`] of [`Ema::adjusted`] |
+//! | `s.ewm(alpha=a).var()`, `.std(bias=True)` | `s.ewm_var(alpha=a)`, … | [`EwVariance::unbiased_variance_series`], `variance_series`, `std_dev_series`, `mean_series` of [`EwVariance::adjusted`] |
+//! | `x.ewm(alpha=a).cov(y)`, `.corr(y)` | — | [`EwCovariance::unbiased_covariance_series`], `covariance_series`, `correlation_series` of [`EwCovariance::adjusted`] |
+//! | `s.ewm(halflife="2s", times=t).mean()` | `s.ewm_mean_by(t, half_life="2s")` | [`Ema::value_series_at`] with [`Momentum::from_half_life`] |
+//!
+//! pandas' and polars' count windows default to `min_periods=w` (NaN until
+//! the window is full); momenta's to 1 — say `with_min_periods(w)` for
+//! theirs. pandas skips NaN in windows ([`NanPolicy::Skip`]); momenta's
+//! default propagates it while it is in the window.
+//!
+//! A series is a fast way to push, not a separate state: the statistic
+//! goes on from where it was, and is left as pushing the values one by one
+//! would leave it. Every value of a series is the push loop's, bit for bit,
+//! and so is the state it leaves; only the work is laid out differently —
+//! the add/remove windows run their replacements between two wraps of the
+//! ring as one loop, the minimum and maximum come from van Herk and
+//! Gil-Werman's blocks, quantiles from the window kept sorted (or, for
+//! long windows, Suomela's sorted blocks), each giving the same values as
+//! the push path's structures.
+//!
+//! ```
+//! use momenta::{Ema, Momentum, MovingMinMax, MovingVariance};
+//!
+//! let prices = [10.0, 11.0, 13.0, 12.0, 15.0];
+//! let mut var = MovingVariance::new(3)?.with_min_periods(3)?;
+//! let v: Vec<f64> = var.sample_variance_series(&prices);
+//! assert!(v[0].is_nan() && v[1].is_nan()); // pandas' min_periods=3
+//! assert_eq!(v[2..], [7.0 / 3.0, 1.0, 7.0 / 3.0]);
+//! var.push(14.0); // goes on: the window is [12, 15, 14]
+//! assert_eq!(var.sample_variance(), Some(7.0 / 3.0));
+//!
+//! let mut max = MovingMinMax::new(2)?;
+//! let mut out = [0.0; 5];
+//! max.max_series_into(&prices, &mut out)?;
+//! assert_eq!(out, [10.0, 11.0, 13.0, 13.0, 15.0]);
+//!
+//! let mut ewm = Ema::adjusted(Momentum::Factor(0.5))?; // pandas' ewm(alpha=0.5)
+//! let m = ewm.value_series(&[1.0, 3.0]);
+//! assert_eq!(m, [1.0, 7.0 / 3.0]); // (0.5·1 + 1·3) / 1.5
+//! # Ok::<(), momenta::Error>(())
+//! ```
 //!
 //! # `f32` data, `f64` statistics
 //!
@@ -160,6 +221,8 @@
 //! | an empty slice | nothing changes; statistics of nothing are `None` |
 //! | a count reaching `u64::MAX` (by merges or restored state) | it saturates; the statistics stay those of the data |
 //! | window 0 | `Err` ([`ErrorKind::InvalidWindow`]) |
+//! | a `*_series_into` buffer, or the `ys` or `times` of a series, of another length than the values | `Err` ([`ErrorKind::LengthMismatch`], naming `output`, `ys` or `times`); nothing is pushed |
+//! | a bad time anywhere in a `*_series_at` call | `Err` (naming `time`), found before anything is pushed: nothing changes |
 //! | `min_periods` larger than a count window | `Err` ([`ErrorKind::InvalidParameter`], naming `min_periods`) |
 //! | quantile `q` outside [0, 1] or NaN | `Err` ([`ErrorKind::InvalidParameter`], naming `q`) |
 //! | time span ≤ 0 or NaN | `Err` (naming `span`); +∞ keeps every sample |
@@ -327,6 +390,7 @@ mod parallel;
 mod serde_float;
 #[cfg(feature = "serde")]
 mod serde_path;
+mod series;
 mod windows;
 
 /// The generator and references the tests share (`tests/support`).

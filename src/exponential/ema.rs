@@ -1,10 +1,13 @@
 //! The exponential moving average.
 
+use alloc::vec::Vec;
+
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
+use crate::series::{check_output, check_times, each, or_nan};
 use crate::{Error, Float, Momentum};
 
 /// An exponential moving average: each push blends the new value into the
@@ -483,6 +486,120 @@ impl<F: Float> Ema<F> {
         for &x in xs {
             self.push(x);
         }
+    }
+
+    /// Pushes every value of `xs` in order and returns the average after each
+    /// push, NaN where [`value`](Self::value) is `None`: pandas' `s.ewm(alpha=α, adjust=False).mean()` for [`new`](Self::new) with
+    /// `Momentum::Factor(α)` (`adjust=True` for [`adjusted`](Self::adjusted)),
+    /// polars' `s.ewm_mean(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.value_series(&[4.0, 8.0, 0.0]), [4.0, 6.0, 3.0]);
+    /// e.push(3.0); // it goes on
+    /// assert_eq!(e.value(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn value_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::value);
+        out
+    }
+
+    /// [`value_series`](Self::value_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.value_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.value_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::value);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the average after each push, NaN where [`value`](Self::value)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// // A half-life of one time unit: a gap of two decays the past to a quarter.
+    /// let mut e = Ema::new(Momentum::from_half_life(1.0)?)?;
+    /// let v = e.value_series_at(&[0.0, 1.0, 3.0], &[4.0, 8.0, 0.0])?;
+    /// assert_eq!(v, [4.0, 6.0, 1.5]);
+    /// assert!(e.value_series_at(&[2.0], &[1.0]).is_err()); // before 3.0
+    /// assert_eq!(e.count(), 3);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.value_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`value_series_at`](Self::value_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`value_series_at`](Self::value_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.value_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.value_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.value());
+        }
+        Ok(())
     }
 
     /// The average: `None` before the first push when seeded by the first

@@ -1,5 +1,7 @@
 //! The exponentially weighted mean and variance.
 
+use alloc::vec::Vec;
+
 use super::shifted::{SPREAD_EVERY, Shifted};
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
@@ -7,6 +9,7 @@ use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::float::clamp_non_negative;
+use crate::series::{check_output, check_times, each, or_nan};
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted mean and variance, in O(1) time and memory:
@@ -380,6 +383,442 @@ impl<F: Float> EwVariance<F> {
         for &x in xs {
             self.push(x);
         }
+    }
+
+    /// Pushes every value of `xs` in order and returns the mean after each
+    /// push, NaN where [`mean`](Self::mean) is `None`: pandas' `s.ewm(alpha=α, adjust=False).mean()` for `Momentum::Factor(α)`
+    /// (`adjust=True` for [`adjusted`](Self::adjusted)), polars'
+    /// `s.ewm_mean(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.mean_series(&[4.0, 8.0, 0.0]), [4.0, 6.0, 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::mean);
+        out
+    }
+
+    /// [`mean_series`](Self::mean_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.mean_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.mean_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::mean);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the mean after each push, NaN where [`mean`](Self::mean)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.mean_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 6.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.mean_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`mean_series_at`](Self::mean_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`mean_series_at`](Self::mean_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.mean_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.mean_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.mean());
+        }
+        Ok(())
+    }
+    /// Pushes every value of `xs` in order and returns the biased variance after each
+    /// push, NaN where [`variance`](Self::variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var(bias=True)`, polars'
+    /// `s.ewm_var(alpha=α, adjust=False, bias=True)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.variance_series(&[4.0, 8.0, 0.0]), [0.0, 4.0, 11.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::variance);
+        out
+    }
+
+    /// [`variance_series`](Self::variance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.variance_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::variance);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the biased variance after each push, NaN where [`variance`](Self::variance)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.variance_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`variance_series_at`](Self::variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`variance_series_at`](Self::variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.variance_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.variance_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.variance());
+        }
+        Ok(())
+    }
+    /// Pushes every value of `xs` in order and returns the unbiased variance after each
+    /// push, NaN where [`unbiased_variance`](Self::unbiased_variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var()` (`bias=False`, its
+    /// default), polars' `s.ewm_var(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let v: Vec<f64> = e.unbiased_variance_series(&[4.0, 8.0, 0.0]);
+    /// assert!(v[0].is_nan()); // one value: no unbiased variance
+    /// assert_eq!(v[1..], [8.0, 17.6]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn unbiased_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::unbiased_variance);
+        out
+    }
+
+    /// [`unbiased_variance_series`](Self::unbiased_variance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_variance_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.unbiased_variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::unbiased_variance);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the unbiased variance after each push, NaN where [`unbiased_variance`](Self::unbiased_variance)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.unbiased_variance_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 8.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.unbiased_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`unbiased_variance_series_at`](Self::unbiased_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`unbiased_variance_series_at`](Self::unbiased_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_variance_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.unbiased_variance_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.unbiased_variance());
+        }
+        Ok(())
+    }
+    /// Pushes every value of `xs` in order and returns the biased standard deviation after each
+    /// push, NaN where [`std_dev`](Self::std_dev) is `None`: pandas' `s.ewm(alpha=α, adjust=False).std(bias=True)`, polars'
+    /// `s.ewm_std(alpha=α, adjust=False, bias=True)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.std_dev_series(&[4.0, 8.0]), [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::std_dev);
+        out
+    }
+
+    /// [`std_dev_series`](Self::std_dev_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.std_dev_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.std_dev_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::std_dev);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the biased standard deviation after each push, NaN where [`std_dev`](Self::std_dev)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.std_dev_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`std_dev_series_at`](Self::std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`std_dev_series_at`](Self::std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.std_dev_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.std_dev_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.std_dev());
+        }
+        Ok(())
     }
 
     /// The number of values pushed (NaN values skipped by the

@@ -1,13 +1,20 @@
 //! A quantile (a median filter, by default) over a fixed moving window.
 
+use alloc::vec::Vec;
+
 use super::interpolation::Interpolation;
 use super::ordered::Ordered;
 use super::policy::Policy;
 use super::ring::Ring;
+use super::series::sorted;
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::error::check_unit_interval;
+use crate::series::check_output;
 use crate::{Error, Float};
+
+/// Slices shorter than this go through the push loop.
+const SERIES_MIN: usize = 64;
 
 /// The `q`-quantile of the last `window` values pushed, exactly, in
 /// O(log window) time per push: pandas'
@@ -293,7 +300,8 @@ impl<F: Float> MovingQuantile<F> {
     }
 
     /// Adds every value of `xs`, in order; only the last `window` of them
-    /// can stay, so longer slices skip straight to those.
+    /// can stay, so longer slices skip straight to those (the window is
+    /// left as pushing them one by one leaves it).
     ///
     /// ```
     /// let mut m = momenta::MovingQuantile::median(3)?;
@@ -302,16 +310,105 @@ impl<F: Float> MovingQuantile<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        let window = self.ring.window();
-        let xs = if xs.len() >= window {
-            self.reset();
-            xs.get(xs.len() - window..).unwrap_or(xs)
+        if xs.len() >= self.ring.window() {
+            self.pushed_all(xs);
         } else {
-            xs
-        };
-        for &x in xs {
-            self.push(x);
+            for &x in xs {
+                self.push(x);
+            }
         }
+    }
+
+    /// The state pushing every value of `xs` leaves: the ring as the
+    /// pushes leave it (its head too), and the ordered sets and the NaN
+    /// count of the values then in the window, numbered as the pushes
+    /// number them. O(window · log window): the sets depend only on the
+    /// window's values and their numbers.
+    fn pushed_all(&mut self, xs: &[F]) {
+        self.ring.extend(xs);
+        self.pushed += xs.len() as u64;
+        let first = self.pushed - self.ring.len() as u64;
+        self.ordered.clear();
+        self.nans = 0;
+        for (seq, x) in (first..).zip(self.ring.iter()) {
+            if x.is_nan() {
+                self.nans += 1;
+            } else {
+                self.ordered.insert(x, seq);
+            }
+        }
+        self.ordered.rebalance(self.q.as_f64());
+    }
+
+    /// Pushes every value of `xs` in order and returns the quantile after
+    /// each push — what [`push`](Self::push) returns, NaN where
+    /// [`quantile`](Self::quantile) is `None` — as a new vector: pandas'
+    /// `s.rolling(window, min_periods=1).quantile(q, interpolation)` (and,
+    /// for a [`median`](Self::median), `.median()`), polars'
+    /// `s.rolling_quantile(q, interpolation, window, min_samples=1)` (and
+    /// `s.rolling_median(window, min_samples=1)`).
+    ///
+    /// Every value is the one the push loop returns, bit for bit, and the
+    /// window is left as the push loop leaves it. With the default linear
+    /// interpolation a long slice through a window of up to 4096 values is
+    /// not pushed value by value: the window is kept as a sorted array,
+    /// which a push changes by two binary searches and one memory move, and
+    /// the ordered sets are rebuilt from the last window. The other
+    /// interpolations take the push loop.
+    ///
+    /// ```
+    /// let mut median = momenta::MovingQuantile::median(3)?;
+    /// let smooth = median.quantile_series(&[1.0, 2.0, 90.0, 3.0, 4.0]);
+    /// assert_eq!(smooth, [1.0, 1.5, 2.0, 3.0, 4.0]); // the spike is gone
+    /// assert_eq!(median.push(5.0), 4.0); // it goes on: [3, 4, 5]
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn quantile_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, &mut out);
+        out
+    }
+
+    /// [`quantile_series`](Self::quantile_series) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingQuantile::median(3)?;
+    /// let mut out = [0.0; 4];
+    /// m.quantile_series_into(&[5.0, 1.0, 2.0, 8.0], &mut out)?;
+    /// assert_eq!(out, [5.0, 3.0, 2.0, 2.0]);
+    /// assert!(m.quantile_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn quantile_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, out);
+        Ok(())
+    }
+
+    /// The series into `out`: the sorted array (`windows/series/sorted.rs`)
+    /// for a long enough slice through a window it serves under linear
+    /// interpolation, else the push loop.
+    fn series_to(&mut self, xs: &[F], out: &mut [F]) {
+        let window = self.ring.window();
+        if self.interpolation != Interpolation::Linear
+            || window > sorted::MAX_WINDOW
+            || xs.len() < SERIES_MIN.max(window / 2)
+        {
+            for (&x, slot) in xs.iter().zip(out) {
+                *slot = self.push(x);
+            }
+            return;
+        }
+        sorted::series(self.ring.as_slices(), xs, window, self.q, self.policy, out);
+        self.pushed_all(xs);
     }
 
     /// The `q`-quantile of the window: `None` until it is

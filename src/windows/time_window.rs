@@ -1,6 +1,7 @@
 //! Mean, variance, minimum and maximum over the last span of time.
 
 use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 
 use super::bounds::{Bounds, Closed};
 use super::extrema::{Extrema, Extreme};
@@ -9,6 +10,7 @@ use super::policy::Policy;
 use super::state::SumsState;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
 use crate::NanPolicy;
+use crate::series::{check_output, check_times, or_nan};
 use crate::{Error, Float};
 
 /// Mean, variance, minimum and maximum of the samples of the last `span`
@@ -540,6 +542,533 @@ impl<F: Float> TimeWindow<F> {
     #[must_use]
     pub fn range(&self) -> Option<F> {
         Extreme::Range.of(&self.extrema, self.is_ready(), self.nan_counts())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the mean after each push, NaN where [`mean`](Self::mean)
+    /// is `None`: pandas' `s.rolling("5s").mean()` on a time index, polars'
+    /// `s.rolling_mean_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// // At 5.0 the sample at 0.0 has left: (0, 5].
+    /// assert_eq!(w.mean_series_at(&t, &x)?, [10.0, 11.0, 12.0, 16.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.mean_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`mean_series_at`](Self::mean_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`mean_series_at`](Self::mean_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.mean_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.mean_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.mean());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the sample variance after each push, NaN where [`sample_variance`](Self::sample_variance)
+    /// is `None`: pandas' `s.rolling("5s").var()`, polars'
+    /// `s.rolling_var_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let v: Vec<f64> = w.sample_variance_series_at(&t, &x)?;
+    /// assert!(v[0].is_nan());
+    /// assert_eq!(v[1..], [2.0, 4.0, 28.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.sample_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`sample_variance_series_at`](Self::sample_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`sample_variance_series_at`](Self::sample_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.sample_variance_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.sample_variance_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.sample_variance());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the population variance after each push, NaN where [`population_variance`](Self::population_variance)
+    /// is `None`: pandas' `s.rolling("5s").var(ddof=0)`, polars'
+    /// `s.rolling_var_by(t, "5s", ddof=0)`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let v = w.population_variance_series_at(&t, &x)?;
+    /// assert_eq!(v[..2], [0.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.population_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`population_variance_series_at`](Self::population_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`population_variance_series_at`](Self::population_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.population_variance_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.population_variance_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.population_variance());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the sample standard deviation after each push, NaN where [`sample_std_dev`](Self::sample_std_dev)
+    /// is `None`: pandas' `s.rolling("5s").std()`, polars'
+    /// `s.rolling_std_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let s = w.sample_std_dev_series_at(&t, &x)?;
+    /// assert_eq!(s[2], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.sample_std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`sample_std_dev_series_at`](Self::sample_std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`sample_std_dev_series_at`](Self::sample_std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.sample_std_dev_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.sample_std_dev_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.sample_std_dev());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the population standard deviation after each push, NaN where [`population_std_dev`](Self::population_std_dev)
+    /// is `None`: pandas' `s.rolling("5s").std(ddof=0)`, polars'
+    /// `s.rolling_std_by(t, "5s", ddof=0)`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let s = w.population_std_dev_series_at(&t, &x)?;
+    /// assert_eq!(s[..2], [0.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.population_std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`population_std_dev_series_at`](Self::population_std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`population_std_dev_series_at`](Self::population_std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.population_std_dev_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.population_std_dev_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.population_std_dev());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the minimum after each push, NaN where [`min`](Self::min)
+    /// is `None`: pandas' `s.rolling("5s").min()`, polars'
+    /// `s.rolling_min_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.min_series_at(&t, &x)?, [10.0, 10.0, 10.0, 12.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn min_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.min_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`min_series_at`](Self::min_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`min_series_at`](Self::min_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.min_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.min_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn min_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.min());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the maximum after each push, NaN where [`max`](Self::max)
+    /// is `None`: pandas' `s.rolling("5s").max()`, polars'
+    /// `s.rolling_max_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.max_series_at(&t, &x)?, [10.0, 12.0, 14.0, 22.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn max_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.max_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`max_series_at`](Self::max_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`max_series_at`](Self::max_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.max_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.max_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn max_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.max());
+        }
+        Ok(())
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the range (maximum − minimum) after each push, NaN where [`range`](Self::range)
+    /// is `None`: pandas' `s.rolling("5s").max() - s.rolling("5s").min()`, polars'
+    /// `s.rolling_max_by(t, "5s") - s.rolling_min_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.range_series_at(&t, &x)?, [0.0, 2.0, 4.0, 10.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn range_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.range_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`range_series_at`](Self::range_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`range_series_at`](Self::range_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.range_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.range_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn range_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        check_times(
+            self.bounds.last_time,
+            times,
+            xs.len(),
+            "at least the time of the previous sample",
+        )?;
+        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+            self.push_at(t, x)?;
+            *slot = or_nan(self.range());
+        }
+        Ok(())
     }
 
     /// The number of samples in the window (not those waiting at the

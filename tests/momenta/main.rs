@@ -74,6 +74,9 @@ mod quantiles;
 mod restore_errors;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// The whole-series slice APIs against the push loop, pandas and hostile
+/// data.
+mod series;
 /// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
 mod shape;
 /// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
