@@ -34,6 +34,28 @@ pub(crate) fn or_nan<F: Float>(x: Option<F>) -> F {
     x.unwrap_or_else(F::nan)
 }
 
+/// The series of a statistic on a clock: the times checked against the
+/// clock's `last` time first, so a bad one changes nothing (`previous`
+/// says what a time must be at least, in the error), then `push_at` each
+/// `(times[i], xs[i])` and `read` after each push (NaN for `None`) into
+/// `out`, as long as `xs`.
+pub(crate) fn each_at<S, F: Float>(
+    state: &mut S,
+    last: Option<f64>,
+    previous: &'static str,
+    (times, xs, out): (&[f64], &[F], &mut [F]),
+    push_at: fn(&mut S, f64, F) -> Result<(), Error>,
+    read: fn(&S) -> Option<F>,
+) -> Result<(), Error> {
+    check_output("output", xs.len(), out.len())?;
+    check_times(last, times, xs.len(), previous)?;
+    for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
+        push_at(state, t, x)?;
+        *slot = or_nan(read(state));
+    }
+    Ok(())
+}
+
 /// Pushes each value of `xs` with `push` and writes `read` after each
 /// push (NaN for `None`) to `out`: the series of the statistics without a
 /// faster path of their own (the exponential ones, whose one recurrence

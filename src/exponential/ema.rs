@@ -7,7 +7,7 @@ use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
-use crate::series::{check_output, check_times, each, or_nan};
+use crate::series::{check_output, each, each_at};
 use crate::{Error, Float, Momentum};
 
 /// An exponential moving average: each push blends the new value into the
@@ -588,18 +588,14 @@ impl<F: Float> Ema<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
+        each_at(
+            self,
             self.weights.clock,
-            times,
-            xs.len(),
             "at or after the time of the previous push",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.value());
-        }
-        Ok(())
+            (times, xs, out),
+            Self::push_at,
+            Self::value,
+        )
     }
 
     /// The average: `None` before the first push when seeded by the first

@@ -289,6 +289,39 @@ impl<F: Float> EwCovariance<F> {
         }
     }
 
+    /// Every `*_series_into` and `*_series_at_into`: the lengths (and the
+    /// times, when given) checked first, so a bad one changes nothing; then
+    /// the push loop, `read` after each push (NaN where it is `None`).
+    fn pairs_into(
+        &mut self,
+        times: Option<&[f64]>,
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        check_output("ys", xs.len(), ys.len())?;
+        check_output("output", xs.len(), out.len())?;
+        let Some(times) = times else {
+            for ((&x, &y), slot) in xs.iter().zip(ys).zip(out) {
+                self.push(x, y);
+                *slot = or_nan(read(self));
+            }
+            return Ok(());
+        };
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for (((&t, &x), &y), slot) in times.iter().zip(xs).zip(ys).zip(out) {
+            self.push_at(t, x, y)?;
+            *slot = or_nan(read(self));
+        }
+        Ok(())
+    }
+
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the biased covariance
     /// after each push, NaN where [`covariance`](Self::covariance) is `None`:
     /// pandas' `x.ewm(alpha=α, adjust=False).cov(y, bias=True)` (polars has no
@@ -336,13 +369,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        for ((&x, &y), slot) in xs.iter().zip(ys).zip(out) {
-            self.push(x, y);
-            *slot = or_nan(self.covariance());
-        }
-        Ok(())
+        self.pairs_into(None, xs, ys, out, Self::covariance)
     }
 
     /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
@@ -400,19 +427,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for (((&t, &x), &y), slot) in times.iter().zip(xs).zip(ys).zip(out) {
-            self.push_at(t, x, y)?;
-            *slot = or_nan(self.covariance());
-        }
-        Ok(())
+        self.pairs_into(Some(times), xs, ys, out, Self::covariance)
     }
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the unbiased covariance
     /// after each push, NaN where [`unbiased_covariance`](Self::unbiased_covariance) is `None`:
@@ -463,13 +478,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        for ((&x, &y), slot) in xs.iter().zip(ys).zip(out) {
-            self.push(x, y);
-            *slot = or_nan(self.unbiased_covariance());
-        }
-        Ok(())
+        self.pairs_into(None, xs, ys, out, Self::unbiased_covariance)
     }
 
     /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
@@ -527,19 +536,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for (((&t, &x), &y), slot) in times.iter().zip(xs).zip(ys).zip(out) {
-            self.push_at(t, x, y)?;
-            *slot = or_nan(self.unbiased_covariance());
-        }
-        Ok(())
+        self.pairs_into(Some(times), xs, ys, out, Self::unbiased_covariance)
     }
     /// Pushes every pair `(xs[i], ys[i])` in order and returns the correlation
     /// after each push, NaN where [`correlation`](Self::correlation) is `None`:
@@ -590,13 +587,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        for ((&x, &y), slot) in xs.iter().zip(ys).zip(out) {
-            self.push(x, y);
-            *slot = or_nan(self.correlation());
-        }
-        Ok(())
+        self.pairs_into(None, xs, ys, out, Self::correlation)
     }
 
     /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
@@ -654,19 +645,7 @@ impl<F: Float> EwCovariance<F> {
         ys: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("ys", xs.len(), ys.len())?;
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for (((&t, &x), &y), slot) in times.iter().zip(xs).zip(ys).zip(out) {
-            self.push_at(t, x, y)?;
-            *slot = or_nan(self.correlation());
-        }
-        Ok(())
+        self.pairs_into(Some(times), xs, ys, out, Self::correlation)
     }
 
     /// The number of pairs pushed (pairs skipped by the [`NanPolicy`] do

@@ -9,7 +9,7 @@ use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::float::clamp_non_negative;
-use crate::series::{check_output, check_times, each, or_nan};
+use crate::series::{check_output, each, each_at};
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted mean and variance, in O(1) time and memory:
@@ -429,6 +429,24 @@ impl<F: Float> EwVariance<F> {
         Ok(())
     }
 
+    /// Every `*_series_at_into`: [`each_at`] with this statistic's clock.
+    fn series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        each_at(
+            self,
+            self.weights.clock,
+            "at or after the time of the previous push",
+            (times, xs, out),
+            Self::push_at,
+            read,
+        )
+    }
+
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the mean after each push, NaN where [`mean`](Self::mean)
     /// is `None`: the series of a clock's samples (pandas' `times=`,
@@ -480,18 +498,7 @@ impl<F: Float> EwVariance<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.mean());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::mean)
     }
     /// Pushes every value of `xs` in order and returns the biased variance after each
     /// push, NaN where [`variance`](Self::variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var(bias=True)`, polars'
@@ -587,18 +594,7 @@ impl<F: Float> EwVariance<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.variance());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::variance)
     }
     /// Pushes every value of `xs` in order and returns the unbiased variance after each
     /// push, NaN where [`unbiased_variance`](Self::unbiased_variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var()` (`bias=False`, its
@@ -700,18 +696,7 @@ impl<F: Float> EwVariance<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.unbiased_variance());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::unbiased_variance)
     }
     /// Pushes every value of `xs` in order and returns the biased standard deviation after each
     /// push, NaN where [`std_dev`](Self::std_dev) is `None`: pandas' `s.ewm(alpha=α, adjust=False).std(bias=True)`, polars'
@@ -807,18 +792,7 @@ impl<F: Float> EwVariance<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.weights.clock,
-            times,
-            xs.len(),
-            "at or after the time of the previous push",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.std_dev());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::std_dev)
     }
 
     /// The number of values pushed (NaN values skipped by the

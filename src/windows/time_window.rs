@@ -10,7 +10,7 @@ use super::policy::Policy;
 use super::state::SumsState;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
 use crate::NanPolicy;
-use crate::series::{check_output, check_times, or_nan};
+use crate::series::each_at;
 use crate::{Error, Float};
 
 /// Mean, variance, minimum and maximum of the samples of the last `span`
@@ -544,6 +544,24 @@ impl<F: Float> TimeWindow<F> {
         Extreme::Range.of(&self.extrema, self.is_ready(), self.nan_counts())
     }
 
+    /// Every `*_series_at_into`: [`each_at`] with this statistic's clock.
+    fn series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        each_at(
+            self,
+            self.bounds.last_time,
+            "at least the time of the previous sample",
+            (times, xs, out),
+            Self::push_at,
+            read,
+        )
+    }
+
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the mean after each push, NaN where [`mean`](Self::mean)
     /// is `None`: pandas' `s.rolling("5s").mean()` on a time index, polars'
@@ -596,18 +614,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.mean());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::mean)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the sample variance after each push, NaN where [`sample_variance`](Self::sample_variance)
@@ -662,18 +669,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.sample_variance());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::sample_variance)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the population variance after each push, NaN where [`population_variance`](Self::population_variance)
@@ -731,18 +727,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.population_variance());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::population_variance)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the sample standard deviation after each push, NaN where [`sample_std_dev`](Self::sample_std_dev)
@@ -796,18 +781,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.sample_std_dev());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::sample_std_dev)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the population standard deviation after each push, NaN where [`population_std_dev`](Self::population_std_dev)
@@ -865,18 +839,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.population_std_dev());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::population_std_dev)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the minimum after each push, NaN where [`min`](Self::min)
@@ -929,18 +892,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.min());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::min)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the maximum after each push, NaN where [`max`](Self::max)
@@ -993,18 +945,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.max());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::max)
     }
     /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
     /// returns the range (maximum − minimum) after each push, NaN where [`range`](Self::range)
@@ -1057,18 +998,7 @@ impl<F: Float> TimeWindow<F> {
         xs: &[F],
         out: &mut [F],
     ) -> Result<(), Error> {
-        check_output("output", xs.len(), out.len())?;
-        check_times(
-            self.bounds.last_time,
-            times,
-            xs.len(),
-            "at least the time of the previous sample",
-        )?;
-        for ((&t, &x), slot) in times.iter().zip(xs).zip(out) {
-            self.push_at(t, x)?;
-            *slot = or_nan(self.range());
-        }
-        Ok(())
+        self.series_at_into(times, xs, out, Self::range)
     }
 
     /// The number of samples in the window (not those waiting at the
