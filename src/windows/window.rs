@@ -303,6 +303,16 @@ impl<F: Float> Default for ShiftedSum<F> {
     }
 }
 
+/// Adds `y + e` (a value and its rounding error) to the sum `hi + lo`,
+/// the error-free way, and counts `|lo|` into `churn`: the one step of
+/// [`ShiftedSum::accumulate_pair`], on values a run can keep in registers.
+#[inline]
+fn compensated_add<F: Float>(hi: F, lo: F, churn: F, y: F, e: F) -> (F, F, F) {
+    let (s, err) = two_sum(hi, y);
+    let lo = lo + (err + e);
+    (s, lo, churn + lo.abs())
+}
+
 impl<F: Float> ShiftedSum<F> {
     /// `x·scale − shift` as a rounded value and its rounding error.
     #[inline]
@@ -345,10 +355,7 @@ impl<F: Float> ShiftedSum<F> {
     /// addition to `lo`, so that `lo` waits on one addition per step.
     #[inline]
     fn accumulate_pair(&mut self, y: F, e: F) {
-        let (s, err) = two_sum(self.hi, y);
-        self.hi = s;
-        self.lo = self.lo + (err + e);
-        self.lo_churn = self.lo_churn + self.lo.abs();
+        (self.hi, self.lo, self.lo_churn) = compensated_add(self.hi, self.lo, self.lo_churn, y, e);
     }
 
     /// Replaces `old`, a value of the set, by `new`: the sum moves by
@@ -395,10 +402,7 @@ impl<F: Float> ShiftedSum<F> {
                 break;
             }
             let (d, e) = two_diff(new, old);
-            let (s, err) = two_sum(hi, d);
-            hi = s;
-            lo = lo + (err + e);
-            churn = churn + lo.abs();
+            (hi, lo, churn) = compensated_add(hi, lo, churn, d, e);
             // `needs_rebuild`; NaN fails the comparison too.
             let bounded = churn <= magnitude + hi.abs();
             if !bounded {
@@ -1109,10 +1113,7 @@ impl<F: Float> ShiftedMoments<F> {
             }
             // `ShiftedSum::accumulate_pair` of `new − old`.
             let (d, e) = two_diff(new, old);
-            let (s, err) = two_sum(hi, d);
-            hi = s;
-            lo = lo + (err + e);
-            lo_churn = lo_churn + lo.abs();
+            (hi, lo, lo_churn) = compensated_add(hi, lo, lo_churn, d, e);
             let after = (hi + lo) * inv;
             // `update`.
             let term = d * (((new - shift) - after) + ((old - shift) - before));
