@@ -303,7 +303,7 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
 
 /// `runs_body` compiled for AVX2 and FMA: many short runs in one call.
 /// `f16` runs are widened by F16C first, a group of whole runs at a time
-/// ([`RUNS_F16`] values at most) into a buffer on the stack: each run's
+/// (`RUNS_F16` values at most) into a buffer on the stack: each run's
 /// sums depend on its own values only, so they are those of the widened
 /// values, bit for bit.
 ///
@@ -450,7 +450,7 @@ struct F16cStep;
 /// Four rows' `lanes` (at most [`ROW_STEP`]) widened by F16C into `buf`;
 /// the number of lanes.
 ///
-/// Reached only from the steps of [`F16cStep`], inside kernels whose
+/// Reached only from the steps of `F16cStep`, inside kernels whose
 /// caller guarantees F16C.
 #[cfg(feature = "half")]
 #[inline(always)]
@@ -1050,7 +1050,7 @@ pub(in crate::kernels::arch) unsafe fn grad_rows<S: Element>(
 }
 
 /// The body of [`grad_rows`] and [`grad_rows_avx512`], compiled into each:
-/// `f16` rows widen each step by F16C ([`F16cStep`]), every other type
+/// `f16` rows widen each step by F16C (`F16cStep`), every other type
 /// value by value.
 ///
 /// # Safety
