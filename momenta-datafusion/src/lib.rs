@@ -32,8 +32,8 @@
 //!
 //! # The functions
 //!
-//! Aggregates (each has a `GroupsAccumulator`, so `GROUP BY` with many
-//! groups runs at the built-ins' speed):
+//! Aggregates (each has a `GroupsAccumulator`: every group's state in one
+//! vector, rows sorted out by group a batch at a time):
 //!
 //! | family | functions |
 //! |---|---|
