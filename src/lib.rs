@@ -410,8 +410,8 @@ pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{
-    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
-    TimeQuantile, TimeWindow,
+    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingStats,
+    MovingVariance, TimeQuantile, TimeWindow,
 };
 
 /// The normalization layers' first name: every path through it
