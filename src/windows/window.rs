@@ -1276,7 +1276,7 @@ pub(crate) struct Window<F, S> {
     policy: Policy,
     /// How many times the statistics were rebuilt (for the tests).
     #[cfg(test)]
-    rebuilds: usize,
+    pub(super) rebuilds: usize,
 }
 
 #[cfg(feature = "serde")]
