@@ -24,6 +24,7 @@
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
+//! | mean, variance, min and max of the last *n* samples at once, from exact sums | [`MovingStats`] |
 //! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
 //! | mean, variance, min, max of the last Δt of timestamped samples (pandas' `rolling("10s")`, any `closed`) | [`TimeWindow`], [`Closed`] |
 //! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
@@ -283,6 +284,9 @@
 //! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
 //! against the values on the way in: sums taken afresh from the values
 //! would round differently from sums that saw every value pass through.
+//! `MovingStats` on its exact integer sums takes them afresh, which gives
+//! them exactly (off them, it carries its compensated sums as
+//! `MovingVariance` does).
 //!
 //! ```
 //! # #[cfg(feature = "serde")]

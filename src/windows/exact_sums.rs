@@ -36,11 +36,23 @@
 //! their binades span more than `LIMIT` bits (`1e300` beside `1e-300`,
 //! subnormals beside ordinary values), keeps them another way.
 //!
+//! # Two routes
+//!
+//! A value whose `x/2^base` is an integer below `2^63` in magnitude takes
+//! the fast route: one multiplication by `2^-base` (exact: a power of two)
+//! and one conversion to `i64`, checked by converting back, then `i128`
+//! sums of the value and of its square (below `2^126`). Every other value
+//! that fits takes the wide route, from the float's fields: the mantissa
+//! shifted into an `i128` and its square into 256 bits. Both give the same
+//! integers, so a value may enter by one route and leave by the other.
+//!
 //! `of_values` sets `base` halfway into the slack the values leave: with
 //! `top` the least power of two above every value and `low` the largest
 //! power of two every value is a multiple of, `base = low − (LIMIT −
 //! (top − low))/2`, so later values up to `2^(slack/2)` times larger, or
-//! resolved that many bits finer, still fit.
+//! resolved that many bits finer, still fit; but not lower than `top − 62`
+//! when the values span at most 62 bits, so that all of them take the fast
+//! route.
 
 #![allow(
     clippy::cast_possible_truncation,
