@@ -161,6 +161,14 @@ fn round_to_f64(mag: u128, exp: i32, sticky: bool) -> f64 {
     }
 }
 
+/// `i²` for an `i` of magnitude below `2^63` (one 64 × 64 → 128-bit
+/// product), below `2^126`.
+#[inline]
+fn square64(i: i64) -> i128 {
+    let a = u128::from(i.unsigned_abs());
+    (a * a) as i128
+}
+
 /// A 256-bit unsigned integer as four 64-bit limbs, least significant
 /// first (the read-out's arithmetic).
 type U256 = [u64; 4];
@@ -354,7 +362,7 @@ impl ExactSums {
         if let Some(i) = self.small(x) {
             self.count += 1;
             self.sum += i128::from(i);
-            self.add_squares(i128::from(i) * i128::from(i));
+            self.add_squares(square64(i));
             return true;
         }
         let Some(taken) = self.scaled(x) else {
@@ -371,7 +379,7 @@ impl ExactSums {
         self.count -= 1;
         if let Some(i) = self.small(x) {
             self.sum -= i128::from(i);
-            self.add_squares(-(i128::from(i) * i128::from(i)));
+            self.add_squares(-square64(i));
             return;
         }
         self.minus(self.held(x));
@@ -382,10 +390,9 @@ impl ExactSums {
     #[inline]
     pub(crate) fn replace(&mut self, old: f64, new: f64) -> bool {
         if let (Some(a), Some(b)) = (self.small(new), self.small(old)) {
-            let (a, b) = (i128::from(a), i128::from(b));
-            self.sum += a - b;
+            self.sum += i128::from(a) - i128::from(b);
             // Both squares are below 2^126: so is their difference.
-            self.add_squares(a * a - b * b);
+            self.add_squares(square64(a) - square64(b));
             return true;
         }
         self.replace_wide(old, new)

@@ -519,3 +519,32 @@ fn quickcheck_moving_stats_agrees_with_the_single_statistic_windows() {
         .tests(500)
         .quickcheck(prop as fn(Vec<(i16, u8, u8)>, u8, bool) -> TestResult);
 }
+
+#[test]
+fn extend_from_slice_leaves_the_push_loops_state() {
+    let mut rng = SplitMix(9);
+    let xs: Vec<f64> = (0..3000)
+        .map(|i| match i % 397 {
+            13 => f64::NAN,
+            101 => 1e300,
+            102 => -1e-300,
+            250 => f64::NEG_INFINITY,
+            _ => 1e9 + rng.unit(),
+        })
+        .collect();
+    for w in [1, 2, 5, 64, 1000] {
+        let mut pushed = MovingStats::new(w).unwrap();
+        let mut extended = MovingStats::new(w).unwrap();
+        for chunk in xs.chunks(37) {
+            for &x in chunk {
+                pushed.push(x);
+            }
+            extended.extend_from_slice(chunk);
+            let bits = |s: &MovingStats<f64>| {
+                [s.mean(), s.sample_variance(), s.min(), s.max()].map(|o| o.map(f64::to_bits))
+            };
+            assert_eq!(bits(&pushed), bits(&extended), "window {w}");
+            assert_eq!(pushed.is_exact(), extended.is_exact());
+        }
+    }
+}
