@@ -28,8 +28,8 @@ mod common;
 use common::{data, data_f32, welford};
 use momenta::batchnorm::{BatchStats, GradSums, GroupNorm, InstanceNorm, LayerNorm, Layout};
 use momenta::{
-    Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
-    Skewness, Variance, WeightedVariance,
+    Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingStats,
+    MovingVariance, Skewness, Variance, WeightedVariance,
 };
 use multiversion::multiversion;
 use rayon::prelude::*;
@@ -656,6 +656,18 @@ fn main() {
             .mean()
             .unwrap_or(0.0)
     });
+    push("`MovingMinMax::push`, window 1000", &|| {
+        push_all(momenta::MovingMinMax::new(1000).expect("valid"), &xs)
+            .max()
+            .unwrap_or(0.0)
+    });
+    for window in [1000, 20] {
+        push(&format!("`MovingStats::push`, window {window}"), &|| {
+            push_all(MovingStats::new(window).expect("valid"), &xs)
+                .mean()
+                .unwrap_or(0.0)
+        });
+    }
     let bundle = || {
         let b = (
             MovingAverage::new(20).expect("valid"),

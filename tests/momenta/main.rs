@@ -48,6 +48,9 @@ mod kernels;
 mod laws;
 /// `MinMax`: zeros, NaN, thread counts, parts.
 mod min_max;
+/// `MovingStats` against exact rational arithmetic on hostile data, history
+/// independence, and agreement with the single-statistic windows.
+mod moving_stats;
 /// The MPI transport in one process (feature `mpi`).
 mod mpi;
 /// `ndarray` views along any axis (feature `ndarray`).
