@@ -25,6 +25,7 @@
 //!   they differ only in how the tree's subtrees are scheduled
 //!   ([`Schedule`]).
 
+pub(crate) mod affine;
 mod arch;
 mod bundle;
 mod channels;

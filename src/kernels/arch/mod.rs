@@ -24,6 +24,7 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+use crate::kernels::affine::{Affine, PerValue};
 use crate::{Element, Float};
 
 /// Which compiled version of the kernels to run.
@@ -310,6 +311,42 @@ pub(crate) fn grad_rows<S: Element>(
         Path::Avx2Fma => unsafe {
             x86_64::avx2::grad_rows(xs, dys, stride, start, centre, sum_dy, sum_dyx);
         },
+    }
+}
+
+/// The normalization pass over runs; see [`portable::affine_runs_body`].
+#[inline]
+pub(crate) fn affine_runs<S: Element, O: Element>(
+    path: Path,
+    xs: &[S],
+    run: usize,
+    params: Affine<'_>,
+    per_value: PerValue<'_>,
+    out: &mut [O],
+) {
+    match path {
+        Path::Portable => portable::affine_runs_body(xs, run, params, per_value, out),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::affine::runs` requires.
+        Path::Avx2Fma => unsafe { x86_64::affine::runs(xs, run, params, per_value, out) },
+    }
+}
+
+/// The normalization pass over lanes; see [`portable::affine_lanes_body`].
+#[inline]
+pub(crate) fn affine_lanes<S: Element, O: Element>(
+    path: Path,
+    xs: &[S],
+    params: Affine<'_>,
+    out: &mut [O],
+) {
+    match path {
+        Path::Portable => portable::affine_lanes_body(xs, params, out),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::affine::lanes` requires.
+        Path::Avx2Fma => unsafe { x86_64::affine::lanes(xs, params, out) },
     }
 }
 
