@@ -44,9 +44,9 @@ pub(crate) use schedule::Schedule;
 pub(crate) use bundle::Sealed;
 pub use bundle::{BlockWalker, FromSlice};
 
-pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;
+pub(crate) use channels::{channel_moments, extend_row_moments};
 #[cfg(feature = "rayon")]
 pub(crate) use extremes::par_extremes;
 pub(crate) use extremes::{Extremes, block_extremes, extremes};

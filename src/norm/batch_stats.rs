@@ -98,6 +98,55 @@ fn var_of(m: &Moments<f64>) -> f64 {
     m.variance(0).unwrap_or(f64::NAN)
 }
 
+/// Statistics of a tensor's rows (a layer norm's), built a chunk of rows
+/// at a time: each chunk's means and variances are taken while its
+/// moments are in cache, and no vector is filled twice. The result is
+/// [`BatchStats::compute`]'s over rows of `run` values, bit for bit, when
+/// every chunk but the last holds an even number of rows.
+pub(super) struct RowStats<F> {
+    count: u64,
+    moments: Vec<Moments<f64>>,
+    mean: Vec<F>,
+    var: Vec<F>,
+}
+
+impl<F: Float> RowStats<F> {
+    /// Room for `rows` rows of `run` values.
+    pub(super) fn new(run: usize, rows: usize) -> Self {
+        Self {
+            count: run as u64,
+            moments: Vec::with_capacity(rows),
+            mean: Vec::with_capacity(rows),
+            var: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Adds the rows of `xs` (whole rows of the `run` given to
+    /// [`new`](RowStats::new)) and returns their moments.
+    pub(super) fn push<S: Element>(&mut self, xs: &[S]) -> &[Moments<f64>] {
+        let start = self.moments.len();
+        #[allow(clippy::cast_possible_truncation, reason = "the run, a usize")]
+        crate::kernels::extend_row_moments(xs, self.count as usize, &mut self.moments);
+        let added = self.moments.get(start..).unwrap_or(&[]);
+        self.mean
+            .extend(added.iter().map(|m| F::from_f64(mean_of(m))));
+        self.var
+            .extend(added.iter().map(|m| F::from_f64(var_of(m))));
+        added
+    }
+
+    /// The statistics of every row added.
+    pub(super) fn finish(self) -> BatchStats<F> {
+        BatchStats {
+            count: self.count,
+            moments: self.moments,
+            mean: self.mean,
+            var: self.var,
+            poisoned: false,
+        }
+    }
+}
+
 impl<F: Float> BatchStats<F> {
     pub(super) fn from_moments(count: u64, moments: Vec<Moments<f64>>) -> Self {
         let mean = moments.iter().map(|m| F::from_f64(mean_of(m))).collect();

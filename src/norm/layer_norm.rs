@@ -4,6 +4,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd};
+use super::batch_stats::RowStats;
 use super::normalize::{Centre, widen};
 use super::{BatchStats, GradSums, Layout, checks};
 use crate::cumulative::moments::Moments;
@@ -310,7 +311,20 @@ impl<F: Float> LayerNorm<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn statistics<S: Element>(&self, xs: &[S]) -> Result<BatchStats<F>, Error> {
-        BatchStats::compute(xs, self.rows(xs.len())?)
+        self.rows(xs.len())?;
+        let mut stats = RowStats::new(self.features, xs.len() / self.features);
+        for chunk in xs.chunks(self.chunk_rows() * self.features) {
+            stats.push(chunk);
+        }
+        Ok(stats.finish())
+    }
+
+    /// Rows per chunk of the passes that take the rows a chunk at a time:
+    /// about [`FUSED_VALUES`] values, and an even number (rows of 8192
+    /// values and more go two at a time through the pair kernel, and
+    /// every chunk must start on an even row to keep its pairs).
+    fn chunk_rows(&self) -> usize {
+        (FUSED_VALUES / self.features).max(1).next_multiple_of(2)
     }
 
     /// [`statistics`](LayerNorm::statistics) on every rayon thread (feature
@@ -391,18 +405,17 @@ impl<F: Float> LayerNorm<F> {
     ) -> BatchStats<F> {
         let features = self.features;
         let eps = self.eps.as_f64();
-        let per_chunk = (FUSED_VALUES / features).max(1).next_multiple_of(2);
-        let mut moments: Vec<Moments<f64>> = Vec::with_capacity(xs.len() / features);
+        let per_chunk = self.chunk_rows();
+        let mut stats = RowStats::new(features, xs.len() / features);
         let mut entries: [Vec<f64>; 3] = core::array::from_fn(|_| Vec::with_capacity(per_chunk));
         let chunks = xs
             .chunks(per_chunk * features)
             .zip(out.chunks_mut(per_chunk * features));
         for (x, y) in chunks {
-            let rows = crate::kernels::channel_moments(x, 1, x.len() / features, features);
             for e in &mut entries {
                 e.clear();
             }
-            for m in &rows {
+            for m in stats.push(x) {
                 // The row's mean as its shift and offset, as every layer
                 // subtracts it (see `Centre`): z = (x − hi)·rstd − lo·rstd.
                 let rstd = rstd(m, eps);
@@ -414,9 +427,8 @@ impl<F: Float> LayerNorm<F> {
             let [hi, scale, offset] = &entries;
             let params = Affine { hi, scale, offset };
             affine_runs(x, features, params, per_value, y);
-            moments.extend_from_slice(&rows);
         }
-        BatchStats::from_moments(features as u64, moments)
+        stats.finish()
     }
 
     /// The order of a layout's samples against `(C, H, W)`, after checking

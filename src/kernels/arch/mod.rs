@@ -186,8 +186,8 @@ pub(crate) fn shifted_runs<S: Element>(
         Path::Portable => portable::runs_body::<S, false>(xs, run, s, q),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
-        // and F16C on this CPU, which is all `x86_64::avx2::runs` requires.
-        Path::Avx2Fma => unsafe { x86_64::avx2::runs(xs, run, s, q) },
+        // and F16C on this CPU, which is all `x86_64::runs::runs` requires.
+        Path::Avx2Fma => unsafe { x86_64::runs::runs(xs, run, s, q) },
     }
 }
 
@@ -667,6 +667,79 @@ mod tests {
             }
         }
         x86_64::choose_tuning();
+    }
+
+    /// `shifted_runs` of `xs` on `path`, or (`None`) by the portable body
+    /// with multiply-adds, which the AVX2 loop has always matched.
+    fn run_sums<S: Element>(
+        path: Option<Path>,
+        xs: &[S],
+        run: usize,
+    ) -> (alloc::vec::Vec<u64>, alloc::vec::Vec<u64>) {
+        let rows = xs.len().checked_div(run).unwrap_or(0);
+        let (mut s, mut q) = (alloc::vec![-1.0; rows], alloc::vec![-1.0; rows]);
+        match path {
+            Some(path) => shifted_runs(path, xs, run, &mut s, &mut q),
+            None => portable::runs_body::<S, true>(xs, run, &mut s, &mut q),
+        }
+        (
+            s.iter().map(|v| v.to_bits()).collect(),
+            q.iter().map(|v| v.to_bits()).collect(),
+        )
+    }
+
+    /// Runs of every length from 1 to 40 and a few longer, an odd and an
+    /// even number of them and a partial one at the end, of values over
+    /// many binades (the sums round, so another order would show), with
+    /// zeros of both signs, ±∞ and NaN in some runs: the AVX2 loop gives
+    /// the bits of the portable body with multiply-adds, as before it read
+    /// two runs at a time.
+    fn runs_agree<S: Element>() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for run in (1..=40).chain([63, 64, 65, 127, 200, 255]) {
+            for rows in [1, 2, 3, 6, 7] {
+                let xs: alloc::vec::Vec<S> = (0..rows * run + run / 2)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let e = i32::try_from(x % 24).unwrap_or(0) - 12;
+                        let v = 2f64.powi(e) * (1.0 + (x >> 40) as f64 / 16_777_216.0);
+                        S::narrow(match (i * 7 + run) % 97 {
+                            0 => -0.0,
+                            1 => 0.0,
+                            2 if run % 3 == 0 => f64::INFINITY,
+                            3 if run % 4 == 0 => f64::NAN,
+                            _ if x.is_multiple_of(3) => -v,
+                            _ => 40.0 + v,
+                        })
+                    })
+                    .collect();
+                let want = run_sums(None, &xs, run);
+                if detect() != Path::Portable {
+                    assert_eq!(
+                        run_sums(Some(detect()), &xs, run),
+                        want,
+                        "run {run}, rows {rows}"
+                    );
+                }
+                // The portable path rounds each square: close, not equal.
+                let (s, q) = run_sums(Some(Path::Portable), &xs, run);
+                assert_eq!(s, want.0, "run {run}, rows {rows}");
+                assert_eq!(q.len(), want.1.len());
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_the_fused_portable_runs_bit_for_bit() {
+        runs_agree::<f32>();
+        runs_agree::<f64>();
+        #[cfg(feature = "half")]
+        {
+            runs_agree::<half::f16>();
+            runs_agree::<half::bf16>();
+        }
     }
 
     #[test]

@@ -12,6 +12,10 @@ pub(super) mod avx2;
 #[cfg(all(feature = "std", feature = "half"))]
 mod avx512;
 #[cfg(feature = "std")]
+mod quad;
+#[cfg(feature = "std")]
+pub(super) mod runs;
+#[cfg(feature = "std")]
 pub(super) mod streams;
 
 use core::sync::atomic::{AtomicBool, Ordering};
