@@ -50,28 +50,63 @@ pub(crate) struct PerValue<'a> {
     pub(crate) beta: Option<&'a [f64]>,
 }
 
+/// How a pass writes and reads ahead: `stream`, its output past the
+/// caches (see [`streams`]); `ahead`, when not 0, the distance in bytes at
+/// which it asks for the input's next cache lines while it reads these
+/// (a chunked caller's chunk length: the next chunk comes into cache while
+/// this one is worked, spread over the pass rather than asked for at
+/// once).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pass {
+    pub(crate) stream: bool,
+    pub(crate) ahead: usize,
+}
+
 /// Writes `out[i] = narrow(((x − hi)·scale + offset)·γ + β)` for every
 /// whole run of `run` values of `xs` (and `out`, of the same length), run
 /// `r` with entry `r mod params.len()` of `params`, and `γ`, `β` from
 /// `per_value` by position within the run (absent: no multiplication, no
 /// addition). Nothing is written when a parameter slice is empty or a
-/// per-value slice shorter than a run.
+/// per-value slice shorter than a run. `pass` says how it writes and
+/// reads ahead; the values are the same either way.
 #[inline]
 pub(crate) fn affine_runs<S: Element, O: Element>(
     xs: &[S],
     run: usize,
     params: Affine<'_>,
     per_value: PerValue<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
-    arch::affine_runs(detect(), xs, run, params, per_value, out);
+    arch::affine_runs(detect(), xs, run, params, per_value, pass, out);
+}
+
+/// Outputs of at least this many bytes are written past the caches.
+const STREAM_BYTES: usize = 8 << 20;
+
+/// Whether a pass writing `out` (the whole output, of which a pass may
+/// write a chunk at a time) writes it past the caches, by non-temporal
+/// stores: when it is larger than the caches would keep anyway
+/// ([`STREAM_BYTES`]). A plain store reads the line it writes from memory
+/// first; past the caches it does not, and a normalization then moves
+/// what a copy of the tensor moves (`memcpy` streams large copies too).
+/// Below that the output stays in cache for whatever reads it next.
+#[inline]
+pub(crate) fn streams<O>(out: &[O]) -> bool {
+    core::mem::size_of_val(out) >= STREAM_BYTES
 }
 
 /// Writes `out[i] = narrow((x − hi[j])·scale[j] + offset[j])` for value
-/// `j` of every whole row of `params.len()` values of `xs` (and `out`).
+/// `j` of every whole row of `params.len()` values of `xs` (and `out`);
+/// `pass` as for [`affine_runs`].
 #[inline]
-pub(crate) fn affine_lanes<S: Element, O: Element>(xs: &[S], params: Affine<'_>, out: &mut [O]) {
-    arch::affine_lanes(detect(), xs, params, out);
+pub(crate) fn affine_lanes<S: Element, O: Element>(
+    xs: &[S],
+    params: Affine<'_>,
+    pass: Pass,
+    out: &mut [O],
+) {
+    arch::affine_lanes(detect(), xs, params, pass, out);
 }
 
 #[cfg(test)]
@@ -103,7 +138,7 @@ mod tests {
             offset: &offset,
         };
         let mut out = vec![O::narrow(7.0); n];
-        lanes_on(path, xs, params, &mut out);
+        lanes_on(path, xs, params, Pass::default(), &mut out);
         out
     }
 
@@ -244,25 +279,32 @@ mod tests {
                         gamma: gamma.map(|v| &v[..]),
                         beta: beta.map(|v| &v[..]),
                     };
-                    let out = |path| {
+                    let out = |path, stream| {
                         let mut out = vec![O::narrow(-1.0); xs.len()];
-                        runs_on(path, &xs, run, params, per_value, &mut out);
+                        let pass = Pass {
+                            stream,
+                            ahead: 4096,
+                        };
+                        runs_on(path, &xs, run, params, per_value, pass, &mut out);
                         out
                     };
-                    let want = out(Path::Portable);
+                    let want = out(Path::Portable, false);
                     // The partial run at the end is left alone.
                     assert!(
                         bits(&want[run * rows..])
                             .iter()
                             .all(|&b| b == (-1.0_f64).to_bits())
                     );
-                    assert_eq!(
-                        bits(&out(detect())),
-                        bits(&want),
-                        "run {run}, rows {rows}, n {n}, γ {}, β {}",
-                        gamma.is_some(),
-                        beta.is_some()
-                    );
+                    // Written past the caches or not, the same bits.
+                    for stream in [false, true] {
+                        assert_eq!(
+                            bits(&out(detect(), stream)),
+                            bits(&want),
+                            "run {run}, rows {rows}, n {n}, γ {}, β {}",
+                            gamma.is_some(),
+                            beta.is_some()
+                        );
+                    }
                 }
             }
         }
@@ -279,16 +321,19 @@ mod tests {
                     scale: &scale,
                     offset: &offset,
                 };
-                let out = |path| {
+                let out = |path, stream| {
                     let mut out = vec![O::narrow(-1.0); xs.len()];
-                    lanes_on(path, &xs, params, &mut out);
+                    let pass = Pass { stream, ahead: 256 };
+                    lanes_on(path, &xs, params, pass, &mut out);
                     out
                 };
-                assert_eq!(
-                    bits(&out(detect())),
-                    bits(&out(Path::Portable)),
-                    "width {width}, rows {rows}"
-                );
+                for stream in [false, true] {
+                    assert_eq!(
+                        bits(&out(detect(), stream)),
+                        bits(&out(Path::Portable, false)),
+                        "width {width}, rows {rows}"
+                    );
+                }
             }
         }
     }
@@ -337,7 +382,7 @@ mod tests {
         };
         for path in paths() {
             let mut y = [0.0_f64; 6];
-            runs_on(path, &xs, 3, params, per_value, &mut y);
+            runs_on(path, &xs, 3, params, per_value, Pass::default(), &mut y);
             // ((x − 2)·0.5 + 1)·γ + β
             assert_eq!(y, [1.0, 1.5, -1.75, 3.0, 2.0, -2.25]);
             // Lanes: (x − hi)·scale + offset, entry by entry.
@@ -347,7 +392,11 @@ mod tests {
                 offset: &[1.0, 0.0, -1.0],
             };
             let mut z = [0.0_f32; 6];
-            lanes_on(path, &xs, lanes, &mut z);
+            let pass = Pass {
+                stream: true,
+                ahead: 64,
+            };
+            lanes_on(path, &xs, lanes, pass, &mut z);
             assert_eq!(z, [0.5, 2.0, -1.0, 1.5, 3.0, 1.0]);
         }
     }

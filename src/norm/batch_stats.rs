@@ -98,10 +98,11 @@ fn var_of(m: &Moments<f64>) -> f64 {
     m.variance(0).unwrap_or(f64::NAN)
 }
 
-/// Statistics of a tensor's rows (a layer norm's), built a chunk of rows
-/// at a time: each chunk's means and variances are taken while its
-/// moments are in cache, and no vector is filled twice. The result is
-/// [`BatchStats::compute`]'s over rows of `run` values, bit for bit, when
+/// Statistics built a chunk of channels at a time (a layer norm's rows,
+/// the groups of a few samples): each chunk's means and variances are
+/// taken while its moments are in cache, and no vector is filled twice.
+/// Rows added by [`push_rows`](RowStats::push_rows) get the moments
+/// [`BatchStats::compute`] gives rows of that length, bit for bit, when
 /// every chunk but the last holds an even number of rows.
 pub(super) struct RowStats<F> {
     count: u64,
@@ -111,22 +112,37 @@ pub(super) struct RowStats<F> {
 }
 
 impl<F: Float> RowStats<F> {
-    /// Room for `rows` rows of `run` values.
-    pub(super) fn new(run: usize, rows: usize) -> Self {
+    /// Room for `channels` channels of `count` values each.
+    pub(super) fn new(count: u64, channels: usize) -> Self {
         Self {
-            count: run as u64,
-            moments: Vec::with_capacity(rows),
-            mean: Vec::with_capacity(rows),
-            var: Vec::with_capacity(rows),
+            count,
+            moments: Vec::with_capacity(channels),
+            mean: Vec::with_capacity(channels),
+            var: Vec::with_capacity(channels),
         }
     }
 
-    /// Adds the rows of `xs` (whole rows of the `run` given to
-    /// [`new`](RowStats::new)) and returns their moments.
-    pub(super) fn push<S: Element>(&mut self, xs: &[S]) -> &[Moments<f64>] {
+    /// Adds the rows of `run` values of `xs` (whole rows) as channels and
+    /// returns their moments.
+    pub(super) fn push_rows<S: Element>(&mut self, xs: &[S], run: usize) -> &[Moments<f64>] {
         let start = self.moments.len();
-        #[allow(clippy::cast_possible_truncation, reason = "the run, a usize")]
-        crate::kernels::extend_row_moments(xs, self.count as usize, &mut self.moments);
+        crate::kernels::extend_row_moments(xs, run, &mut self.moments);
+        self.rounded_from(start)
+    }
+
+    /// Adds channels of the given moments and returns them.
+    pub(super) fn push_moments(
+        &mut self,
+        moments: impl IntoIterator<Item = Moments<f64>>,
+    ) -> &[Moments<f64>] {
+        let start = self.moments.len();
+        self.moments.extend(moments);
+        self.rounded_from(start)
+    }
+
+    /// The means and variances of the channels from `start` on, and their
+    /// moments.
+    fn rounded_from(&mut self, start: usize) -> &[Moments<f64>] {
         let added = self.moments.get(start..).unwrap_or(&[]);
         self.mean
             .extend(added.iter().map(|m| F::from_f64(mean_of(m))));
@@ -135,7 +151,7 @@ impl<F: Float> RowStats<F> {
         added
     }
 
-    /// The statistics of every row added.
+    /// The statistics of every channel added.
     pub(super) fn finish(self) -> BatchStats<F> {
         BatchStats {
             count: self.count,

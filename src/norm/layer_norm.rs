@@ -5,17 +5,13 @@ use alloc::vec::Vec;
 
 use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd};
 use super::batch_stats::RowStats;
+use super::normalize::FUSED_VALUES;
 use super::normalize::{Centre, widen};
 use super::{BatchStats, GradSums, Layout, checks};
 use crate::cumulative::moments::Moments;
 use crate::kernels::Schedule;
-use crate::kernels::affine::{Affine, PerValue, affine_runs};
+use crate::kernels::affine::{Affine, Pass, PerValue, affine_runs, streams};
 use crate::{Element, Error, Float};
-
-/// Values per chunk of the fused statistics and normalization
-/// ([`LayerNorm::normalize_rows`]): 64 KiB of `f32`, which the
-/// normalization reads again from the L2 cache.
-const FUSED_VALUES: usize = 16_384;
 
 /// Rows of a leaf of the backward sums' tree: at least this many values,
 /// and [`MIN_LEAF_ROWS`] rows, so that adding the leaves' per-feature sums
@@ -312,9 +308,9 @@ impl<F: Float> LayerNorm<F> {
     /// ```
     pub fn statistics<S: Element>(&self, xs: &[S]) -> Result<BatchStats<F>, Error> {
         self.rows(xs.len())?;
-        let mut stats = RowStats::new(self.features, xs.len() / self.features);
+        let mut stats = RowStats::new(self.features as u64, xs.len() / self.features);
         for chunk in xs.chunks(self.chunk_rows() * self.features) {
-            stats.push(chunk);
+            stats.push_rows(chunk, self.features);
         }
         Ok(stats.finish())
     }
@@ -406,16 +402,22 @@ impl<F: Float> LayerNorm<F> {
         let features = self.features;
         let eps = self.eps.as_f64();
         let per_chunk = self.chunk_rows();
-        let mut stats = RowStats::new(features, xs.len() / features);
+        let mut stats = RowStats::new(features as u64, xs.len() / features);
         let mut entries: [Vec<f64>; 3] = core::array::from_fn(|_| Vec::with_capacity(per_chunk));
+        let stream = streams(out);
         let chunks = xs
             .chunks(per_chunk * features)
             .zip(out.chunks_mut(per_chunk * features));
+        // The next chunk is asked for while this one is normalized.
+        let pass = Pass {
+            stream,
+            ahead: core::mem::size_of_val(xs.get(..per_chunk * features).unwrap_or(xs)),
+        };
         for (x, y) in chunks {
             for e in &mut entries {
                 e.clear();
             }
-            for m in stats.push(x) {
+            for m in stats.push_rows(x, features) {
                 // The row's mean as its shift and offset, as every layer
                 // subtracts it (see `Centre`): z = (x − hi)·rstd − lo·rstd.
                 let rstd = rstd(m, eps);
@@ -426,7 +428,7 @@ impl<F: Float> LayerNorm<F> {
             }
             let [hi, scale, offset] = &entries;
             let params = Affine { hi, scale, offset };
-            affine_runs(x, features, params, per_value, y);
+            affine_runs(x, features, params, per_value, pass, y);
         }
         stats.finish()
     }

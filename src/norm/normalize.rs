@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use super::{BatchStats, Layout, RunningStats, checks};
 use crate::cumulative::moments::Moments;
 use crate::float::two_sum;
-use crate::kernels::affine::{Affine, PerValue, affine_lanes, affine_runs};
+use crate::kernels::affine::{Affine, Pass, PerValue, affine_lanes, affine_runs, streams};
 use crate::{Element, Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:
@@ -446,10 +446,20 @@ impl WideNormalizer {
             xs,
             channels,
             inner,
+            Pass {
+                stream: streams(out),
+                ahead: 0,
+            },
             out,
         );
     }
 }
+
+/// Values per chunk of the passes that take a tensor's statistics and
+/// normalize it a chunk at a time (a layer norm's rows, the samples of a
+/// group norm): 64 KiB of `f32`, which the normalization reads again from
+/// the L2 cache.
+pub(super) const FUSED_VALUES: usize = 16_384;
 
 /// Rows shorter than this are normalized as lanes, each channel's
 /// parameters repeated over its values in a row (when a row holds at most
@@ -464,12 +474,13 @@ const LANES_CAP: usize = 4096;
 /// Normalizes a tensor `[outer, channels, inner]` (`xs` and `out` whole
 /// slabs of `channels · inner` values) with one entry of `params` per
 /// channel: by runs of `inner` values when channels come first, by lanes
-/// when they come last.
+/// when they come last; written and read ahead as `pass` says.
 pub(super) fn apply_entries<S: Element, O: Element>(
     params: Affine<'_>,
     xs: &[S],
     channels: usize,
     inner: usize,
+    pass: Pass,
     out: &mut [O],
 ) {
     let slab = channels * inner;
@@ -477,7 +488,7 @@ pub(super) fn apply_entries<S: Element, O: Element>(
         return;
     }
     if inner == 1 {
-        affine_lanes(xs, params, out);
+        affine_lanes(xs, params, pass, out);
     } else if inner < SHORT_RUN && slab <= LANES_CAP {
         let spread = |v: &[f64]| -> Vec<f64> {
             v.iter()
@@ -494,9 +505,9 @@ pub(super) fn apply_entries<S: Element, O: Element>(
             scale: &scale,
             offset: &offset,
         };
-        affine_lanes(xs, lanes, out);
+        affine_lanes(xs, lanes, pass, out);
     } else {
-        affine_runs(xs, inner, params, PerValue::default(), out);
+        affine_runs(xs, inner, params, PerValue::default(), pass, out);
     }
 }
 

@@ -386,7 +386,9 @@ fn channel_layers_native<F: Float + Element>(n: usize, c: usize, hw: usize) {
 #[test]
 fn every_channel_layer_is_its_formula_bit_for_bit_in_both_layouts() {
     // Positions per channel 1, 3, 32, 33 and 130; channels 1, 4 and 6;
-    // enough samples for several chunks of the fused passes.
+    // enough samples for several chunks of the fused passes (and an odd
+    // number of groups, 3 of 6 channels, whose chunks take an even number
+    // of samples).
     for (n, c, hw) in [
         (3, 4, 1),
         (5, 6, 3),
@@ -395,6 +397,7 @@ fn every_channel_layer_is_its_formula_bit_for_bit_in_both_layouts() {
         (3, 6, 130),
         (1, 1, 33),
         (300, 4, 3),
+        (901, 6, 5),
     ] {
         channel_layers::<f32, f32>(n, c, hw);
         channel_layers::<f64, f32>(n, c, hw);

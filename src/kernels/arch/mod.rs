@@ -24,7 +24,7 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-use crate::kernels::affine::{Affine, PerValue};
+use crate::kernels::affine::{Affine, Pass, PerValue};
 use crate::{Element, Float};
 
 /// Which compiled version of the kernels to run.
@@ -95,7 +95,7 @@ pub(super) fn prefetching() -> bool {
 /// [`prefetch`] without asking [`prefetching`]: for a loop that asked once.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
-pub(super) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
+pub(crate) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     x86_64::prefetch_line::<SEVERAL, T>(p);
     #[cfg(not(target_arch = "x86_64"))]
@@ -315,6 +315,8 @@ pub(crate) fn grad_rows<S: Element>(
 }
 
 /// The normalization pass over runs; see [`portable::affine_runs_body`].
+/// The AVX2 loop writes past the caches and reads ahead as `pass` says
+/// (the portable loop leaves both to the hardware).
 #[inline]
 pub(crate) fn affine_runs<S: Element, O: Element>(
     path: Path,
@@ -322,31 +324,40 @@ pub(crate) fn affine_runs<S: Element, O: Element>(
     run: usize,
     params: Affine<'_>,
     per_value: PerValue<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match path {
-        Path::Portable => portable::affine_runs_body(xs, run, params, per_value, out),
+        Path::Portable => {
+            let _ = pass;
+            portable::affine_runs_body(xs, run, params, per_value, out);
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::affine::runs` requires.
-        Path::Avx2Fma => unsafe { x86_64::affine::runs(xs, run, params, per_value, out) },
+        Path::Avx2Fma => unsafe { x86_64::affine::runs(xs, run, params, per_value, pass, out) },
     }
 }
 
-/// The normalization pass over lanes; see [`portable::affine_lanes_body`].
+/// The normalization pass over lanes; see [`portable::affine_lanes_body`]
+/// (and [`affine_runs`] for `pass`).
 #[inline]
 pub(crate) fn affine_lanes<S: Element, O: Element>(
     path: Path,
     xs: &[S],
     params: Affine<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match path {
-        Path::Portable => portable::affine_lanes_body(xs, params, out),
+        Path::Portable => {
+            let _ = pass;
+            portable::affine_lanes_body(xs, params, out);
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::affine::lanes` requires.
-        Path::Avx2Fma => unsafe { x86_64::affine::lanes(xs, params, out) },
+        Path::Avx2Fma => unsafe { x86_64::affine::lanes(xs, params, pass, out) },
     }
 }
 

@@ -12,10 +12,10 @@
     reason = "the loads and stores must inline into the `#[target_feature]` functions"
 )]
 
-use super::quad::Quad;
+use super::quad::{Quad, fence};
 use crate::Element;
 use crate::float::{Elements, ElementsMut};
-use crate::kernels::affine::{Affine, PerValue};
+use crate::kernels::affine::{Affine, Pass, PerValue};
 use core::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_broadcast_sd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_sub_pd,
 };
@@ -31,19 +31,20 @@ pub(in crate::kernels::arch) unsafe fn runs<S: Element, O: Element>(
     run: usize,
     params: Affine<'_>,
     per_value: PerValue<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match S::elements(xs) {
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F64(xs) => unsafe { runs_into(xs, run, params, per_value, out) },
+        Elements::F64(xs) => unsafe { runs_into(xs, run, params, per_value, pass, out) },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F32(xs) => unsafe { runs_into(xs, run, params, per_value, out) },
+        Elements::F32(xs) => unsafe { runs_into(xs, run, params, per_value, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F16(xs) => unsafe { runs_into(xs, run, params, per_value, out) },
+        Elements::F16(xs) => unsafe { runs_into(xs, run, params, per_value, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::Bf16(xs) => unsafe { runs_into(xs, run, params, per_value, out) },
+        Elements::Bf16(xs) => unsafe { runs_into(xs, run, params, per_value, pass, out) },
     }
 }
 
@@ -58,19 +59,20 @@ unsafe fn runs_into<S: Quad, O: Element>(
     run: usize,
     params: Affine<'_>,
     per_value: PerValue<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match O::elements_mut(out) {
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F64(out) => unsafe { runs_typed(xs, run, params, per_value, out) },
+        ElementsMut::F64(out) => unsafe { runs_typed(xs, run, params, per_value, pass, out) },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F32(out) => unsafe { runs_typed(xs, run, params, per_value, out) },
+        ElementsMut::F32(out) => unsafe { runs_typed(xs, run, params, per_value, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F16(out) => unsafe { runs_typed(xs, run, params, per_value, out) },
+        ElementsMut::F16(out) => unsafe { runs_typed(xs, run, params, per_value, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::Bf16(out) => unsafe { runs_typed(xs, run, params, per_value, out) },
+        ElementsMut::Bf16(out) => unsafe { runs_typed(xs, run, params, per_value, pass, out) },
     }
 }
 
@@ -85,17 +87,26 @@ unsafe fn runs_typed<S: Quad, O: Quad>(
     run: usize,
     params: Affine<'_>,
     per_value: PerValue<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match (per_value.gamma, per_value.beta) {
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        (Some(g), Some(b)) => unsafe { runs_with::<S, O, true, true>(xs, run, params, g, b, out) },
+        (Some(g), Some(b)) => unsafe {
+            runs_with::<S, O, true, true>(xs, run, params, g, b, pass, out);
+        },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        (Some(g), None) => unsafe { runs_with::<S, O, true, false>(xs, run, params, g, &[], out) },
+        (Some(g), None) => unsafe {
+            runs_with::<S, O, true, false>(xs, run, params, g, &[], pass, out);
+        },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        (None, Some(b)) => unsafe { runs_with::<S, O, false, true>(xs, run, params, &[], b, out) },
+        (None, Some(b)) => unsafe {
+            runs_with::<S, O, false, true>(xs, run, params, &[], b, pass, out);
+        },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        (None, None) => unsafe { runs_with::<S, O, false, false>(xs, run, params, &[], &[], out) },
+        (None, None) => unsafe {
+            runs_with::<S, O, false, false>(xs, run, params, &[], &[], pass, out);
+        },
     }
 }
 
@@ -112,6 +123,7 @@ unsafe fn runs_with<S: Quad, O: Quad, const G: bool, const B: bool>(
     params: Affine<'_>,
     gamma: &[f64],
     beta: &[f64],
+    pass: Pass,
     out: &mut [O],
 ) {
     let entries = params.len();
@@ -148,17 +160,19 @@ unsafe fn runs_with<S: Quad, O: Quad, const G: bool, const B: bool>(
             for (j, y) in yo.iter_mut().enumerate() {
                 let (first, second) = (2 * j, 2 * j + 1);
                 if let (Some(x0), Some(x1)) = (xq.get(first), xq.get(second)) {
+                    ask_ahead(pass, x0);
                     let (g0, g1) = (gq.get(first), gq.get(second));
                     let (b0, b1) = (bq.get(first), bq.get(second));
                     let v0 = run_value::<G, B>(S::load(x0), entry, g0, b0);
                     let v1 = run_value::<G, B>(S::load(x1), entry, g1, b1);
-                    O::store_pair(v0, v1, y);
+                    O::store_pair(v0, v1, pass.stream, y);
                 }
             }
             if let (Some(y), Some(x)) = (y_odd.first_mut(), xq.last()) {
                 let i = xq.len() - 1;
                 O::store(
                     run_value::<G, B>(S::load(x), entry, gq.get(i), bq.get(i)),
+                    pass.stream,
                     y,
                 );
             }
@@ -172,11 +186,27 @@ unsafe fn runs_with<S: Quad, O: Quad, const G: bool, const B: bool>(
                 let mut yb = [O::narrow(0.0); 4];
                 O::store(
                     run_value::<G, B>(S::load(&xb), entry, Some(&gb), Some(&bb)),
+                    false,
                     &mut yb,
                 );
                 y_tail[..k].copy_from_slice(&yb[..k]);
             }
         }
+        if pass.stream {
+            fence();
+        }
+    }
+}
+
+/// Asks, when `pass` reads ahead, for the cache line `pass.ahead` bytes
+/// past the eight values from `x` if they start a line here: one request
+/// per line of input, spread over the pass.
+#[inline(always)]
+fn ask_ahead<S>(pass: Pass, x: &[S; 4]) {
+    let step = 8 * core::mem::size_of::<S>();
+    let at = x.as_ptr().cast::<u8>();
+    if pass.ahead > 0 && (at as usize) % 64 < step {
+        crate::kernels::arch::prefetch_line::<false, u8>(at.wrapping_add(pass.ahead));
     }
 }
 
@@ -242,19 +272,20 @@ unsafe fn lane_value(v: __m256d, entries: [&[f64; 4]; 3]) -> __m256d {
 pub(in crate::kernels::arch) unsafe fn lanes<S: Element, O: Element>(
     xs: &[S],
     params: Affine<'_>,
+    pass: Pass,
     out: &mut [O],
 ) {
     match S::elements(xs) {
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F64(xs) => unsafe { lanes_into(xs, params, out) },
+        Elements::F64(xs) => unsafe { lanes_into(xs, params, pass, out) },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F32(xs) => unsafe { lanes_into(xs, params, out) },
+        Elements::F32(xs) => unsafe { lanes_into(xs, params, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::F16(xs) => unsafe { lanes_into(xs, params, out) },
+        Elements::F16(xs) => unsafe { lanes_into(xs, params, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        Elements::Bf16(xs) => unsafe { lanes_into(xs, params, out) },
+        Elements::Bf16(xs) => unsafe { lanes_into(xs, params, pass, out) },
     }
 }
 
@@ -264,18 +295,18 @@ pub(in crate::kernels::arch) unsafe fn lanes<S: Element, O: Element>(
 ///
 /// As [`lanes`].
 #[inline(always)]
-unsafe fn lanes_into<S: Quad, O: Element>(xs: &[S], params: Affine<'_>, out: &mut [O]) {
+unsafe fn lanes_into<S: Quad, O: Element>(xs: &[S], params: Affine<'_>, pass: Pass, out: &mut [O]) {
     match O::elements_mut(out) {
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F64(out) => unsafe { lanes_typed(xs, params, out) },
+        ElementsMut::F64(out) => unsafe { lanes_typed(xs, params, pass, out) },
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F32(out) => unsafe { lanes_typed(xs, params, out) },
+        ElementsMut::F32(out) => unsafe { lanes_typed(xs, params, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::F16(out) => unsafe { lanes_typed(xs, params, out) },
+        ElementsMut::F16(out) => unsafe { lanes_typed(xs, params, pass, out) },
         #[cfg(feature = "half")]
         // SAFETY: the caller guarantees AVX2, FMA and F16C.
-        ElementsMut::Bf16(out) => unsafe { lanes_typed(xs, params, out) },
+        ElementsMut::Bf16(out) => unsafe { lanes_typed(xs, params, pass, out) },
     }
 }
 
@@ -286,7 +317,7 @@ unsafe fn lanes_into<S: Quad, O: Element>(xs: &[S], params: Affine<'_>, out: &mu
 ///
 /// As [`lanes`].
 #[inline(always)]
-unsafe fn lanes_typed<S: Quad, O: Quad>(xs: &[S], params: Affine<'_>, out: &mut [O]) {
+unsafe fn lanes_typed<S: Quad, O: Quad>(xs: &[S], params: Affine<'_>, pass: Pass, out: &mut [O]) {
     let n = params.len();
     if n == 0 {
         return;
@@ -310,15 +341,16 @@ unsafe fn lanes_typed<S: Quad, O: Quad>(xs: &[S], params: Affine<'_>, out: &mut 
                 if let (Some(x0), Some(x1), Some(((h0, s0), c0)), Some(((h1, s1), c1))) =
                     (xs.next(), xs.next(), entries.next(), entries.next())
                 {
+                    ask_ahead(pass, x0);
                     let v = lane_value(S::load(x0), [h0, s0, c0]);
                     let w = lane_value(S::load(x1), [h1, s1, c1]);
-                    O::store_pair(v, w, y);
+                    O::store_pair(v, w, pass.stream, y);
                 }
             }
             if let (Some(y), Some(x), Some(((h, s), c))) =
                 (y_odd.first_mut(), xs.next(), entries.next())
             {
-                O::store(lane_value(S::load(x), [h, s, c]), y);
+                O::store(lane_value(S::load(x), [h, s, c]), pass.stream, y);
             }
             if let Some(&first) = x_tail.first() {
                 let k = x_tail.len().min(y_tail.len()).min(h_tail.len());
@@ -330,9 +362,12 @@ unsafe fn lanes_typed<S: Quad, O: Quad>(xs: &[S], params: Affine<'_>, out: &mut 
                 sb[..k].copy_from_slice(&s_tail[..k]);
                 cb[..k].copy_from_slice(&c_tail[..k]);
                 let mut yb = [O::narrow(0.0); 4];
-                O::store(lane_value(S::load(&xb), [&hb, &sb, &cb]), &mut yb);
+                O::store(lane_value(S::load(&xb), [&hb, &sb, &cb]), false, &mut yb);
                 y_tail[..k].copy_from_slice(&yb[..k]);
             }
+        }
+        if pass.stream {
+            fence();
         }
     }
 }

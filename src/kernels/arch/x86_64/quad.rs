@@ -16,16 +16,17 @@
 )]
 
 use crate::Element;
+use core::arch::x86_64::{
+    __m128i, __m256d, _mm_castps_si128, _mm_loadu_ps, _mm_sfence, _mm_storeu_si128,
+    _mm_stream_si128, _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_loadu_pd, _mm256_storeu_pd,
+    _mm256_stream_pd,
+};
 #[cfg(feature = "half")]
 use core::arch::x86_64::{
-    __m128i, _mm_castps_si128, _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_cvtps_ph,
+    _mm_castsi128_ps, _mm_cvtepu16_epi32, _mm_cvtph_ps, _mm_cvtps_ph, _mm_cvtsi128_si64,
     _mm_loadl_epi64, _mm_packus_epi32, _mm_slli_epi32, _mm_srli_epi32, _mm_storel_epi64,
-    _mm_storeu_si128, _mm_unpacklo_epi64, _mm256_add_pd, _mm256_and_pd, _mm256_max_pd,
+    _mm_stream_si64, _mm_unpacklo_epi64, _mm256_add_pd, _mm256_and_pd, _mm256_max_pd,
     _mm256_min_pd, _mm256_mul_pd, _mm256_or_pd, _mm256_set1_pd, _mm256_sub_pd,
-};
-use core::arch::x86_64::{
-    __m256d, _mm_loadu_ps, _mm_storeu_ps, _mm256_cvtpd_ps, _mm256_cvtps_pd, _mm256_loadu_pd,
-    _mm256_storeu_pd,
 };
 
 /// An element type read and written four values at a time, as a vector
@@ -39,12 +40,13 @@ pub(super) trait Quad: Element {
     unsafe fn load(x: &[Self; 4]) -> __m256d;
 
     /// The four values of `v`, each rounded once to this type (ties to
-    /// even), as `Element::narrow` rounds them.
+    /// even), as `Element::narrow` rounds them; with `nt`, by a
+    /// non-temporal store where `out` is aligned for one (see [`Put`]).
     ///
     /// # Safety
     ///
     /// The CPU must have AVX2 and F16C.
-    unsafe fn store(v: __m256d, out: &mut [Self; 4]);
+    unsafe fn store(v: __m256d, nt: bool, out: &mut [Self; 4]);
 
     /// [`store`](Quad::store) of two vectors, eight values.
     ///
@@ -52,14 +54,98 @@ pub(super) trait Quad: Element {
     ///
     /// The CPU must have AVX2 and F16C.
     #[inline(always)]
-    unsafe fn store_pair(v: __m256d, w: __m256d, out: &mut [[Self; 4]; 2]) {
+    unsafe fn store_pair(v: __m256d, w: __m256d, nt: bool, out: &mut [[Self; 4]; 2]) {
         let [lo, hi] = out;
         // SAFETY: the caller guarantees AVX2 and F16C.
         unsafe {
-            Self::store(v, lo);
-            Self::store(w, hi);
+            Self::store(v, nt, lo);
+            Self::store(w, nt, hi);
         }
     }
+}
+
+/// Where a store goes: bytes at a pointer, written plainly or, when asked
+/// (the flag) and the pointer is aligned to them, by a non-temporal store, which writes
+/// the line to memory without reading it first (a plain store fetches
+/// the line it writes: a third of a normalization's traffic from memory,
+/// which a copy of the same tensor by `memcpy` does not pay). A loop that
+/// stores past the caches ends with [`fence`].
+#[derive(Clone, Copy)]
+struct Put(*mut u8, bool);
+
+impl Put {
+    /// Whether this store goes past the caches: asked, and the pointer
+    /// aligned to `bytes`.
+    #[inline(always)]
+    fn streams(self, bytes: usize) -> bool {
+        self.1 && (self.0 as usize).is_multiple_of(bytes)
+    }
+
+    /// 32 bytes.
+    ///
+    /// # Safety
+    ///
+    /// `p` valid for 32 bytes of writes; the CPU must have AVX.
+    #[inline(always)]
+    unsafe fn bytes32(self, v: __m256d) {
+        // SAFETY: the caller guarantees the 32 bytes and AVX; the
+        // non-temporal store's alignment is checked.
+        unsafe {
+            if self.streams(32) {
+                _mm256_stream_pd(self.0.cast(), v);
+            } else {
+                _mm256_storeu_pd(self.0.cast(), v);
+            }
+        }
+    }
+
+    /// 16 bytes.
+    ///
+    /// # Safety
+    ///
+    /// `p` valid for 16 bytes of writes; the CPU must have SSE2.
+    #[inline(always)]
+    unsafe fn bytes16(self, v: __m128i) {
+        // SAFETY: the caller guarantees the 16 bytes; the non-temporal
+        // store's alignment is checked.
+        unsafe {
+            if self.streams(16) {
+                _mm_stream_si128(self.0.cast(), v);
+            } else {
+                _mm_storeu_si128(self.0.cast(), v);
+            }
+        }
+    }
+
+    /// The low 8 bytes of `v`.
+    ///
+    /// # Safety
+    ///
+    /// `p` valid for 8 bytes of writes; the CPU must have SSE2.
+    #[cfg(feature = "half")]
+    #[inline(always)]
+    unsafe fn bytes8(self, v: __m128i) {
+        // SAFETY: the caller guarantees the 8 bytes; the non-temporal
+        // store's alignment is checked.
+        unsafe {
+            if self.streams(8) {
+                _mm_stream_si64(self.0.cast(), _mm_cvtsi128_si64(v));
+            } else {
+                _mm_storel_epi64(self.0.cast(), v);
+            }
+        }
+    }
+}
+
+/// Orders a loop's non-temporal stores before whatever follows it.
+///
+/// # Safety
+///
+/// The CPU must have SSE.
+#[inline(always)]
+pub(super) unsafe fn fence() {
+    // SAFETY: the caller guarantees SSE (baseline on x86-64).
+    unsafe { _mm_sfence() }
 }
 
 impl Quad for f64 {
@@ -71,9 +157,9 @@ impl Quad for f64 {
     }
 
     #[inline(always)]
-    unsafe fn store(v: __m256d, out: &mut [f64; 4]) {
-        // SAFETY: `out` holds the 32 bytes the unaligned store writes.
-        unsafe { _mm256_storeu_pd(out.as_mut_ptr(), v) };
+    unsafe fn store(v: __m256d, nt: bool, out: &mut [f64; 4]) {
+        // SAFETY: `out` holds the 32 bytes the store writes.
+        unsafe { Put(out.as_mut_ptr().cast(), nt).bytes32(v) };
     }
 }
 
@@ -86,10 +172,13 @@ impl Quad for f32 {
     }
 
     #[inline(always)]
-    unsafe fn store(v: __m256d, out: &mut [f32; 4]) {
+    unsafe fn store(v: __m256d, nt: bool, out: &mut [f32; 4]) {
         // SAFETY: `out` holds the 16 bytes the store writes; the
         // conversion rounds to nearest, as `x as f32` does.
-        unsafe { _mm_storeu_ps(out.as_mut_ptr(), _mm256_cvtpd_ps(v)) };
+        unsafe {
+            let single = _mm_castps_si128(_mm256_cvtpd_ps(v));
+            Put(out.as_mut_ptr().cast(), nt).bytes16(single);
+        }
     }
 }
 
@@ -103,14 +192,14 @@ impl Quad for half::f16 {
     }
 
     #[inline(always)]
-    unsafe fn store(v: __m256d, out: &mut [half::f16; 4]) {
-        // SAFETY: `out` holds the 8 bytes `storel` writes; the caller
+    unsafe fn store(v: __m256d, nt: bool, out: &mut [half::f16; 4]) {
+        // SAFETY: `out` holds the 8 bytes the store writes; the caller
         // guarantees AVX and F16C.
-        unsafe { _mm_storel_epi64(out.as_mut_ptr().cast(), to_f16(v)) }
+        unsafe { Put(out.as_mut_ptr().cast(), nt).bytes8(to_f16(v)) }
     }
 
     #[inline(always)]
-    unsafe fn store_pair(v: __m256d, w: __m256d, out: &mut [[half::f16; 4]; 2]) {
+    unsafe fn store_pair(v: __m256d, w: __m256d, nt: bool, out: &mut [[half::f16; 4]; 2]) {
         // SAFETY: `out` holds the 16 bytes the store writes; the caller
         // guarantees AVX and F16C. (One store of the two conversions
         // joined: stored alone, each conversion became `vcvtps2ph` to
@@ -118,7 +207,7 @@ impl Quad for half::f16 {
         // of the conversion to a register.)
         unsafe {
             let both = _mm_unpacklo_epi64(to_f16(v), to_f16(w));
-            _mm_storeu_si128(out.as_flattened_mut().as_mut_ptr().cast(), both);
+            Put(out.as_flattened_mut().as_mut_ptr().cast(), nt).bytes16(both);
         }
     }
 }
@@ -150,8 +239,8 @@ impl Quad for half::bf16 {
     }
 
     #[inline(always)]
-    unsafe fn store(v: __m256d, out: &mut [half::bf16; 4]) {
-        // SAFETY: `out` holds the 8 bytes `storel` writes. After
+    unsafe fn store(v: __m256d, nt: bool, out: &mut [half::bf16; 4]) {
+        // SAFETY: `out` holds the 8 bytes the store writes. After
         // `round_to`, every value is a bfloat16 value (or beyond its
         // range, which the conversion to `f32` makes ±∞, or NaN, whose
         // conversion keeps the payload's leading bits and sets the quiet
@@ -160,7 +249,8 @@ impl Quad for half::bf16 {
         unsafe {
             let r = round_to::<7, -126, 130>(v);
             let bits = _mm_srli_epi32::<16>(_mm_castps_si128(_mm256_cvtpd_ps(r)));
-            _mm_storel_epi64(out.as_mut_ptr().cast(), _mm_packus_epi32(bits, bits));
+            let packed = _mm_packus_epi32(bits, bits);
+            Put(out.as_mut_ptr().cast(), nt).bytes8(packed);
         }
     }
 }
