@@ -299,7 +299,7 @@ fn short_runs<S: Element>(
             .get(first * run..(first + out.len()) * run)
             .unwrap_or(&[]);
         let (mut s, mut q) = (vec![0.0; out.len()], vec![0.0; out.len()]);
-        arch::shifted_runs(path, runs, run, &mut s, &mut q);
+        arch::shifted_runs(path, runs, run, 0, &mut s, &mut q);
         let sums = s.iter().zip(&q);
         for ((m, x), (&s, &q)) in out.iter_mut().zip(runs.chunks_exact(run)).zip(sums) {
             *m = short_run(path, x, s, q);
@@ -323,9 +323,9 @@ fn short_run<S: Element>(path: Path, run: &[S], sum: f64, squares: f64) -> Momen
     }
 }
 
-/// Rows of one short-runs kernel call in [`extend_row_moments`]: its sums
-/// stay on the stack.
-const ROWS_PER_CALL: usize = 256;
+/// Bytes ahead at which [`extend_row_moments`]' short-runs loop asks for
+/// the lines of each of its four streams (see `arch::x86_64::runs`).
+const RUNS_AHEAD: usize = 4096;
 
 /// Appends to `out` the moments of every `run`-long row of `xs` (a
 /// partial row at the end is left out): the moments
@@ -342,23 +342,30 @@ pub(crate) fn extend_row_moments<S: Element>(xs: &[S], run: usize, out: &mut Vec
     }
     let rows = || xs.chunks_exact(run);
     if run < SHORT_RUN {
-        let (mut s, mut q) = ([0.0; ROWS_PER_CALL], [0.0; ROWS_PER_CALL]);
-        for chunk in xs.chunks(ROWS_PER_CALL * run) {
-            let n = chunk.len() / run;
-            let (s, q) = (&mut s[..n], &mut q[..n]);
-            arch::shifted_runs(path, chunk, run, s, q);
-            for ((x, &s), &q) in chunk.chunks_exact(run).zip(s.iter()).zip(q.iter()) {
-                out.push(short_run(path, x, s, q));
-            }
-        }
+        let n = xs.len() / run;
+        let (mut s, mut q) = (vec![0.0; n], vec![0.0; n]);
+        arch::shifted_runs(path, xs, run, RUNS_AHEAD, &mut s, &mut q);
+        out.extend(
+            rows()
+                .zip(&s)
+                .zip(&q)
+                .map(|((x, &s), &q)| short_run(path, x, s, q)),
+        );
     } else if run < PAIR_MIN {
-        let mut next = rows().skip(1);
-        for x in rows() {
-            if let Some(n) = next.next() {
-                arch::warm(path, n);
+        // Each run as the slice kernel's one block: its sums about its
+        // first value, four runs at a time, and taken again by the slice
+        // kernel's own run where that value was far or a sum not finite.
+        let n = xs.len() / run;
+        let (mut s, mut q) = (vec![0.0; n], vec![0.0; n]);
+        arch::shifted_long_runs(path, xs, run, RUNS_AHEAD, &mut s, &mut q);
+        out.extend(rows().zip(&s).zip(&q).map(|((x, &s), &q)| {
+            let m = from_sums(run, x.first().map_or(0.0, |k| k.widen()), s, q);
+            if !(m.offset.is_finite() && m.m2.is_finite()) || shift_is_far(&m) {
+                moments_on(path, Schedule::Sequential, x)
+            } else {
+                m
             }
-            out.push(moments_on(path, Schedule::Sequential, x));
-        }
+        }));
     } else {
         let mut pairs = xs.chunks_exact(2 * run);
         for (p, pair) in pairs.by_ref().enumerate() {

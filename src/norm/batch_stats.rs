@@ -94,8 +94,14 @@ fn mean_of(m: &Moments<f64>) -> f64 {
     m.mean().unwrap_or(f64::NAN)
 }
 
+/// The biased variance, `M2/n` (NaN with no values): `Moments::variance`,
+/// with the division by a power of two as a multiplication (the same
+/// bits).
 fn var_of(m: &Moments<f64>) -> f64 {
-    m.variance(0).unwrap_or(f64::NAN)
+    if m.count == 0 {
+        return f64::NAN;
+    }
+    crate::kernels::divide_by_count(m.m2(), m.count)
 }
 
 /// Statistics built a chunk of channels at a time (a layer norm's rows,

@@ -173,21 +173,62 @@ pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f6
 }
 
 /// [`shifted_sums`] of every `run`-long chunk of `xs` about its first
-/// value, into `s` and `q`; see [`portable::runs_body`].
+/// value, into `s` and `q`; see [`portable::runs_body`]. The AVX2 loop
+/// asks for the line `ahead` bytes on as it starts each line, when
+/// `ahead` is not 0 (whatever [`prefetching`] says: the caller chose).
 #[inline]
 pub(crate) fn shifted_runs<S: Element>(
     path: Path,
     xs: &[S],
     run: usize,
+    ahead: usize,
     s: &mut [f64],
     q: &mut [f64],
 ) {
     match path {
-        Path::Portable => portable::runs_body::<S, false>(xs, run, s, q),
+        Path::Portable => {
+            let _ = ahead;
+            portable::runs_body::<S, false>(xs, run, s, q);
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::runs::runs` requires.
-        Path::Avx2Fma => unsafe { x86_64::runs::runs(xs, run, s, q) },
+        Path::Avx2Fma => unsafe { x86_64::runs::runs(xs, run, ahead, s, q) },
+    }
+}
+
+/// [`shifted_sums`] of every `run`-long chunk of `xs` about its first
+/// value, into `s` and `q`, each as [`shifted_sums`] sums a slice of
+/// `run` values (`run` under 8192, which the AVX2 loop reads as one
+/// stream): the AVX2 loop takes four runs side by side, from the four
+/// quarters of `xs`, and asks for the line `ahead` bytes on as it starts
+/// each (when `ahead` is not 0).
+#[inline]
+pub(crate) fn shifted_long_runs<S: Element>(
+    path: Path,
+    xs: &[S],
+    run: usize,
+    ahead: usize,
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    match path {
+        Path::Portable => {
+            let _ = ahead;
+            if run == 0 {
+                return;
+            }
+            let rows = xs.chunks_exact(run).zip(s.iter_mut().zip(q.iter_mut()));
+            for (x, (s, q)) in rows {
+                let k = x.first().map_or(0.0, |k| k.widen());
+                (*s, *q) = shifted_sums(path, x, k);
+            }
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::runs::long_runs`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::runs::long_runs(xs, run, ahead, s, q) },
     }
 }
 
@@ -690,7 +731,7 @@ mod tests {
         let rows = xs.len().checked_div(run).unwrap_or(0);
         let (mut s, mut q) = (alloc::vec![-1.0; rows], alloc::vec![-1.0; rows]);
         match path {
-            Some(path) => shifted_runs(path, xs, run, &mut s, &mut q),
+            Some(path) => shifted_runs(path, xs, run, 256, &mut s, &mut q),
             None => portable::runs_body::<S, true>(xs, run, &mut s, &mut q),
         }
         (
@@ -739,6 +780,57 @@ mod tests {
                 assert_eq!(s, want.0, "run {run}, rows {rows}");
                 assert_eq!(q.len(), want.1.len());
             }
+        }
+    }
+
+    /// Runs of 256 to 8191 values, one to nine of them, as
+    /// [`runs_agree`]'s data: four at a time, each run's sums are its own
+    /// `shifted_sums`, bit for bit, on every path.
+    fn long_runs_agree<S: Element>() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for run in [256, 257, 300, 768, 1023, 4096, 4111, 8191] {
+            for rows in [1, 2, 4, 5, 9] {
+                let xs: alloc::vec::Vec<S> = (0..rows * run + 7)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let e = i32::try_from(x % 24).unwrap_or(0) - 12;
+                        let v = 2f64.powi(e) * (1.0 + (x >> 40) as f64 / 16_777_216.0);
+                        S::narrow(match (i * 7 + run) % 997 {
+                            0 => -0.0,
+                            2 if run % 3 == 0 => f64::INFINITY,
+                            3 if run % 4 == 0 => f64::NAN,
+                            _ if x.is_multiple_of(3) => -v,
+                            _ => 40.0 + v,
+                        })
+                    })
+                    .collect();
+                for path in [Path::Portable, detect()] {
+                    let (mut s, mut q) = (alloc::vec![-1.0; rows], alloc::vec![-1.0; rows]);
+                    shifted_long_runs(path, &xs, run, 4096, &mut s, &mut q);
+                    for (r, (s, q)) in s.iter().zip(&q).enumerate() {
+                        let row = &xs[r * run..(r + 1) * run];
+                        let (ws, wq) = shifted_sums(path, row, row[0].widen());
+                        assert_eq!(
+                            (s.to_bits(), q.to_bits()),
+                            (ws.to_bits(), wq.to_bits()),
+                            "run {run}, rows {rows}, row {r}, {path:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_are_each_runs_own_sums_bit_for_bit() {
+        long_runs_agree::<f32>();
+        long_runs_agree::<f64>();
+        #[cfg(feature = "half")]
+        {
+            long_runs_agree::<half::f16>();
+            long_runs_agree::<half::bf16>();
         }
     }
 
