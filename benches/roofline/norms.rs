@@ -11,7 +11,14 @@
 //!
 //! The copy is the faster, measured at the start, of `copy_from_slice`
 //! (the C library's `memcpy`, which moves large blocks with
-//! non-temporal stores) and a loop of AVX2 loads and plain stores.
+//! non-temporal stores) and a loop of AVX2 loads and stores (which the
+//! compiler may turn into a `memcpy` call too). A layer whose statistics
+//! need the whole tensor before its first value is normalized
+//! (BatchNorm's) is also timed against a sum and a copy, its bound.
+//!
+//! `MOMENTA_ROOFLINE_SECTION=norms cargo bench --features half --bench
+//! roofline -- <words>` runs this section alone, the rows whose path
+//! contains one of the words.
 
 use super::{env, sum_f16, sum_f32, wanted};
 use core::cell::RefCell;
@@ -261,6 +268,18 @@ fn rows_of<T: Ty>(reps: u32, bytes: usize, place: &str, copy_avx: bool) {
                 "copy",
                 || bn.normalize_into(x, layout, g, b, &mut o()[..n]),
                 copy,
+            );
+            // Batch statistics need the whole batch before the first value
+            // is normalized: two passes, whose bound is a sum and a copy.
+            row(
+                reps,
+                &format!("`BatchNorm::normalize_into` (two passes), {at}"),
+                "sum + copy",
+                || bn.normalize_into(x, layout, g, b, &mut o()[..n]),
+                || {
+                    black_box(T::sum(x));
+                    copy();
+                },
             );
             let inorm = InstanceNorm::<f32>::new();
             row(

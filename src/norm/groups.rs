@@ -223,6 +223,7 @@ pub(super) fn normalize_fused<F: Float>(
         v.and_then(|v| v.get(c)).map_or(default, |x| x.as_f64())
     };
     let mut entries: Vec<(F, F, F)> = Vec::new();
+    let mut split: [Vec<F>; 3] = Default::default();
     let stats = fused(xs, layout, groups, out, |moments, x, y, _| {
         // `Normalizer`'s entries: the scale γ/√(var + eps) in `f64`, the
         // mean rounded to `F` and what it leaves joining β.
@@ -232,13 +233,27 @@ pub(super) fn normalize_fused<F: Float>(
             (mean, F::from_f64(scale), offset)
         };
         chunk_entries(moments, groups, channels, epsilon, entry, &mut entries);
+        // As three vectors, which the loops read in step (a vector of
+        // triples kept the channels-last loop from vectorising).
+        let [mean, scale, offset] = &mut split;
+        for v in [&mut *mean, &mut *scale, &mut *offset] {
+            v.clear();
+        }
+        for &(m, s, b) in &entries {
+            mean.push(m);
+            scale.push(s);
+            offset.push(b);
+        }
+        let [mean, scale, offset] = &split;
         if positions == 1 {
-            apply_native(&entries, x, inner, y);
+            apply_native([mean, scale, offset], x, inner, y);
         } else {
             let samples = x
                 .chunks_exact(per_sample)
                 .zip(y.chunks_exact_mut(per_sample));
-            for ((x, y), entries) in samples.zip(entries.chunks_exact(channels)) {
+            for (n, (x, y)) in samples.enumerate() {
+                let range = n * channels..(n + 1) * channels;
+                let entries = [&mean[range.clone()], &scale[range.clone()], &offset[range]];
                 for (x, y) in x
                     .chunks_exact(channels * inner)
                     .zip(y.chunks_exact_mut(channels * inner))
@@ -252,16 +267,21 @@ pub(super) fn normalize_fused<F: Float>(
 }
 
 /// `(x − mean)·scale + offset` in `F` over runs of `inner` values, run `r`
-/// with entry `r` (as [`Normalizer::apply`] computes it).
-fn apply_native<F: Float>(entries: &[(F, F, F)], xs: &[F], inner: usize, out: &mut [F]) {
+/// with entry `r` of `[mean, scale, offset]` (as [`Normalizer::apply`]
+/// computes it).
+///
+/// [`Normalizer::apply`]: super::Normalizer::apply
+fn apply_native<F: Float>(entries: [&[F]; 3], xs: &[F], inner: usize, out: &mut [F]) {
+    let [mean, scale, offset] = entries;
+    let params = mean.iter().zip(scale).zip(offset);
     if inner == 1 {
-        for ((y, &x), &(m, s, b)) in out.iter_mut().zip(xs).zip(entries) {
+        for ((y, &x), ((&m, &s), &b)) in out.iter_mut().zip(xs).zip(params) {
             *y = (x - m) * s + b;
         }
         return;
     }
     let runs = xs.chunks_exact(inner).zip(out.chunks_exact_mut(inner));
-    for ((x, y), &(m, s, b)) in runs.zip(entries) {
+    for ((x, y), ((&m, &s), &b)) in runs.zip(params) {
         for (y, &x) in y.iter_mut().zip(x) {
             *y = (x - m) * s + b;
         }
