@@ -57,6 +57,10 @@ pub(crate) struct PerValue<'a> {
 /// this one is worked, spread over the pass rather than asked for at
 /// once).
 #[derive(Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(dead_code, reason = "only the AVX2 loops stream and read ahead")
+)]
 pub(crate) struct Pass {
     pub(crate) stream: bool,
     pub(crate) ahead: usize,
