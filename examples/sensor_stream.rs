@@ -30,7 +30,7 @@ use std::path::PathBuf;
 /// Half-life of the exponential statistics, in seconds.
 const HALF_LIFE: f64 = 20.0;
 /// Readings before the band is trusted (pandas' `min_periods`).
-const WARM_UP: u64 = 10;
+const WARM_UP: usize = 10;
 /// A silence longer than this (seconds) is a dropout: start afresh.
 const DROPOUT: f64 = 30.0;
 /// How many standard deviations make an anomaly.

@@ -17,17 +17,20 @@
 /// for all of them; the others (windows, exponential averages, your own
 /// accumulators) then take the whole slice in turn.
 ///
-/// [`Mean<f64>`](crate::Mean) and [`Variance<f64>`](crate::Variance) are
-/// also `Accumulator<f32>`, so a bundle of them takes `f32` data and keeps
-/// `f64` statistics:
+/// [`Mean<f64>`](crate::Mean), [`Variance<f64>`](crate::Variance),
+/// [`Skewness<f64>`](crate::Skewness), [`Kurtosis<f64>`](crate::Kurtosis)
+/// and [`MinMax<f64>`](crate::MinMax) are also `Accumulator<f32>` (every
+/// `f32` is an `f64` exactly), so a bundle of them takes `f32` data and
+/// keeps `f64` statistics:
 ///
 /// ```
-/// use momenta::{Accumulator, Mean, Variance};
-/// let mut stats = (Mean::<f64>::new(), Variance::<f64>::new());
+/// use momenta::{Accumulator, Mean, MinMax, Variance};
+/// let mut stats = (Mean::<f64>::new(), Variance::<f64>::new(), MinMax::<f64>::new());
 /// stats.extend_from_slice(&[0.5_f32, 1.5, 2.5]);
 /// stats.push(3.5_f32);
 /// assert_eq!(stats.0.mean(), Some(2.0));
 /// assert_eq!(stats.1.population_variance(), Some(1.25));
+/// assert_eq!((stats.2.min(), stats.2.max()), (Some(0.5), Some(3.5)));
 /// ```
 ///
 /// # Example

@@ -466,6 +466,13 @@ pub(crate) fn clamp_non_negative<F: Float>(x: F) -> F {
     if x < F::zero() { F::zero() } else { x }
 }
 
+/// The z-score `(x − mean)/sd` every `z_score` method gives: `None` when
+/// `sd` is 0 (no spread to measure against), NaN when `sd` is.
+#[inline]
+pub(crate) fn z_score<F: Float>(x: F, mean: F, sd: F) -> Option<F> {
+    (sd != F::zero()).then(|| (x - mean) / sd)
+}
+
 /// Knuth's TwoSum: `(s, e)` with `s = fl(a + b)` and `s + e = a + b`
 /// exactly, whatever the magnitudes (barring overflow).
 #[inline]

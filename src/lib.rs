@@ -24,9 +24,12 @@
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
-//! | median or any quantile of the last *n* samples (a median filter, spikes removed) | [`MovingQuantile`] |
-//! | mean, variance, min, max of the last Δt of timestamped samples | [`TimeWindow`] |
+//! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
+//! | mean, variance, min, max of the last Δt of timestamped samples (pandas' `rolling("10s")`, any `closed`) | [`TimeWindow`], [`Closed`] |
+//! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
+//! | how unusual is a reading against the window before it (pandas' `(x - m.shift()) / s.shift()`) | [`MovingVariance::z_score`], [`TimeWindow::z_score`], [`EwVariance::z_score`] |
 //! | skip NaN readings, hold statistics back until enough samples (pandas' `min_periods`) | [`NanPolicy`], `with_min_periods` on every window |
+//! | a whole column in, a whole column out: pandas' `rolling(w).mean()`, `.var()`, `.max()`, `.median()`, `ewm().mean()` | the `*_series` methods ([Whole series](#whole-series)) |
 //! | BatchNorm batch and running statistics, synchronized BN | [`norm`] |
 //! | layer, group, instance and batch normalization, forward and backward (PyTorch's autograd `dx`, `dγ`, `dβ`) | [`norm::LayerNorm`], [`norm::GroupNorm`], [`norm::InstanceNorm`], [`norm::BatchNorm`] with [`norm::Backward`] |
 //! | mean and variance of every column of a row-major matrix (per-feature statistics) | [`norm::BatchStats::compute`] with [`norm::Layout::nc`] |
@@ -65,6 +68,66 @@
 //! memory once for all the members the blocked kernels reduce; tuples of
 //! those are also a [`FromSlice`], with `from_slice` and (feature `rayon`)
 //! `par_from_slice`.
+//!
+//! # Whole series
+//!
+//! Every window and exponential statistic also takes a whole slice and
+//! gives back the statistic after each value, as pandas and polars do for
+//! a column. One name pattern for all of them: the statistic's accessor,
+//! then `_series` — a new vector — or `_series_into` — a caller's buffer
+//! as long as the input; statistics with a clock add `_at` and take the
+//! times first, as `push_at` does. Where the accessor says `None` (not yet
+//! [ready](MovingAverage::with_min_periods), or a sample variance of one
+//! value) the series shows NaN, as pandas does.
+//!
+//! | pandas | polars | momenta |
+//! |---|---|---|
+//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingAverage::mean_series`] |
+//! | `s.rolling(w).var()`, `.std()` (`ddof=0`: population) | `s.rolling_var(w)`, `rolling_std` | [`MovingVariance::sample_variance_series`], `sample_std_dev_series`, `population_*_series` |
+//! | `s.rolling(w).min()`, `.max()` | `s.rolling_min(w)`, `rolling_max` | [`MovingMinMax::min_series`], `max_series`, `range_series` |
+//! | `s.rolling(w).median()`, `.quantile(q)` | `s.rolling_median(w)`, `rolling_quantile(q, "linear", w)` | [`MovingQuantile::quantile_series`] (of [`MovingQuantile::median`] or `new(w, q)`) |
+//! | `s.rolling("5s").mean()`, … on a time index | `s.rolling_mean_by(t, "5s")`, … | [`TimeWindow::mean_series_at`], … |
+//! | `s.ewm(alpha=a).mean()` | `s.ewm_mean(alpha=a)` | [`Ema::value_series`] of [`Ema::adjusted`] |
+//! | `s.ewm(alpha=a).var()`, `.std(bias=True)` | `s.ewm_var(alpha=a)`, … | [`EwVariance::unbiased_variance_series`], `variance_series`, `std_dev_series`, `mean_series` of [`EwVariance::adjusted`] |
+//! | `x.ewm(alpha=a).cov(y)`, `.corr(y)` | — | [`EwCovariance::unbiased_covariance_series`], `covariance_series`, `correlation_series` of [`EwCovariance::adjusted`] |
+//! | `s.ewm(halflife="2s", times=t).mean()` | `s.ewm_mean_by(t, half_life="2s")` | [`Ema::value_series_at`] with [`Momentum::from_half_life`] |
+//!
+//! pandas' and polars' count windows default to `min_periods=w` (NaN until
+//! the window is full); momenta's to 1 — say `with_min_periods(w)` for
+//! theirs. pandas skips NaN in windows ([`NanPolicy::Skip`]); momenta's
+//! default propagates it while it is in the window.
+//!
+//! A series is a fast way to push, not a separate state: the statistic
+//! goes on from where it was, and is left as pushing the values one by one
+//! would leave it. Every value of a series is the push loop's, bit for bit,
+//! and so is the state it leaves; only the work is laid out differently —
+//! the add/remove windows run their replacements between two wraps of the
+//! ring as one loop, the minimum and maximum come from van Herk and
+//! Gil-Werman's blocks, quantiles from the window kept sorted (or, for
+//! long windows, Suomela's sorted blocks), each giving the same values as
+//! the push path's structures.
+//!
+//! ```
+//! use momenta::{Ema, Momentum, MovingMinMax, MovingVariance};
+//!
+//! let prices = [10.0, 11.0, 13.0, 12.0, 15.0];
+//! let mut var = MovingVariance::new(3)?.with_min_periods(3)?;
+//! let v: Vec<f64> = var.sample_variance_series(&prices);
+//! assert!(v[0].is_nan() && v[1].is_nan()); // pandas' min_periods=3
+//! assert_eq!(v[2..], [7.0 / 3.0, 1.0, 7.0 / 3.0]);
+//! var.push(14.0); // goes on: the window is [12, 15, 14]
+//! assert_eq!(var.sample_variance(), Some(7.0 / 3.0));
+//!
+//! let mut max = MovingMinMax::new(2)?;
+//! let mut out = [0.0; 5];
+//! max.max_series_into(&prices, &mut out)?;
+//! assert_eq!(out, [10.0, 11.0, 13.0, 13.0, 15.0]);
+//!
+//! let mut ewm = Ema::adjusted(Momentum::Factor(0.5))?; // pandas' ewm(alpha=0.5)
+//! let m = ewm.value_series(&[1.0, 3.0]);
+//! assert_eq!(m, [1.0, 7.0 / 3.0]); // (0.5·1 + 1·3) / 1.5
+//! # Ok::<(), momenta::Error>(())
+//! ```
 //!
 //! # `f32` data, `f64` statistics
 //!
@@ -158,6 +221,8 @@
 //! | an empty slice | nothing changes; statistics of nothing are `None` |
 //! | a count reaching `u64::MAX` (by merges or restored state) | it saturates; the statistics stay those of the data |
 //! | window 0 | `Err` ([`ErrorKind::InvalidWindow`]) |
+//! | a `*_series_into` buffer, or the `ys` or `times` of a series, of another length than the values | `Err` ([`ErrorKind::LengthMismatch`], naming `output`, `ys` or `times`); nothing is pushed |
+//! | a bad time anywhere in a `*_series_at` call | `Err` (naming `time`), found before anything is pushed: nothing changes |
 //! | `min_periods` larger than a count window | `Err` ([`ErrorKind::InvalidParameter`], naming `min_periods`) |
 //! | quantile `q` outside [0, 1] or NaN | `Err` ([`ErrorKind::InvalidParameter`], naming `q`) |
 //! | time span ≤ 0 or NaN | `Err` (naming `span`); +∞ keeps every sample |
@@ -209,7 +274,12 @@
 //! On the way in every state is validated, and a broken invariant is an
 //! error that names it. A number where a float belongs is taken as the
 //! format reads it (state saved before floats were strings, or written by hand); a `null` is
-//! refused. The windows with running sums (`MovingAverage`,
+//! refused. In a human-readable format a field that cannot be read is
+//! named by its path, with the text it holds: `engine.sums.m2.value:
+//! cannot read "x2" as f64`, `values[3]: …`; a missing or unknown field
+//! is named with the struct it belongs to (`engine.sums: missing field
+//! …`). Binary formats keep their own errors (their data names no
+//! fields). The windows with running sums (`MovingAverage`,
 //! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
 //! against the values on the way in: sums taken afresh from the values
 //! would round differently from sums that saw every value pass through.
@@ -234,6 +304,13 @@
 //! let v: Variance<f64> =
 //!     serde_json::from_str(r#"{"count":2,"shift":1.0,"offset":1.0,"m2":2.0}"#).unwrap();
 //! assert_eq!(v.population_variance(), Some(1.0));
+//!
+//! // A field that cannot be read is named, with what it holds.
+//! let e = serde_json::from_str::<Variance<f64>>(
+//!     r#"{"count":2,"shift":"1.0","offset":"one","m2":"2.0"}"#,
+//! )
+//! .unwrap_err();
+//! assert!(e.to_string().starts_with(r#"offset: cannot read "one" as f64"#));
 //! # Ok(())
 //! # }
 //! # #[cfg(not(feature = "serde"))]
@@ -311,6 +388,9 @@ pub mod norm;
 mod parallel;
 #[cfg(feature = "serde")]
 mod serde_float;
+#[cfg(feature = "serde")]
+mod serde_path;
+mod series;
 mod windows;
 
 /// The generator and references the tests share (`tests/support`).
@@ -329,7 +409,10 @@ pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
-pub use windows::{MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, TimeWindow};
+pub use windows::{
+    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
+    TimeQuantile, TimeWindow,
+};
 
 /// The normalization layers' first name: every path through it
 /// (`momenta::batchnorm::BatchStats`, …) is the same item as through
@@ -348,3 +431,9 @@ pub use norm as batchnorm;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The "from pandas and polars" page: every example, checked against
+/// values recorded from pandas, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/PANDAS.md")]
+struct PandasDoctests;

@@ -334,7 +334,8 @@ fuzz_target!(|input: Input| {
     let policy =
         [NanPolicy::Propagate, NanPolicy::Skip, NanPolicy::Gap][usize::from(input.nan_policy % 3)];
     let min_periods = u64::from(input.min_periods % 8);
-    let ema = ema.with_nan_policy(policy).with_min_periods(min_periods);
+    let periods = usize::from(input.min_periods % 8);
+    let ema = ema.with_nan_policy(policy).with_min_periods(periods);
     let ema = if input.bias_correction {
         ema.with_bias_correction()
     } else {
@@ -359,11 +360,11 @@ fuzz_target!(|input: Input| {
         ew: ew
             .expect("a valid momentum is accepted")
             .with_nan_policy(policy)
-            .with_min_periods(min_periods),
+            .with_min_periods(periods),
         cov: cov
             .expect("a valid momentum is accepted")
             .with_nan_policy(policy)
-            .with_min_periods(min_periods),
+            .with_min_periods(periods),
         initial,
         skips: policy != NanPolicy::Propagate,
         min_periods,

@@ -231,7 +231,7 @@ fuzz_target!(|input: Input| {
             let e = EwVariance::<f64>::adjusted(momentum(p))
                 .expect("valid")
                 .with_nan_policy(policy(p / 4))
-                .with_min_periods(u64::from(p % 3));
+                .with_min_periods(usize::from(p % 3));
             check(e, &f64s, save_at, |e, s, o| {
                 match s.op % 3 {
                     0 => e.push(s.x),

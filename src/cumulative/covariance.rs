@@ -48,16 +48,15 @@ use crate::{Element, Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "CovarianceParts",
-        into = "CovarianceParts",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "CovarianceParts", bound = "F: Float")
 )]
 pub struct Covariance<F> {
     moments: CoMoments<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Covariance<F>, CovarianceParts);
 
 /// The plain state of a [`Covariance`], for any transport (MPI, a socket,
 /// a database row) and for serde: `f64` whatever the accumulator's float

@@ -230,7 +230,7 @@ impl<F: Float, const FOURTH: bool> HigherMoments<F, FOURTH> {
         }
         if self.m4 < F::zero() {
             return Err(Error::state(alloc::format!(
-                "m4 must be non-negative, got {}",
+                "m4 must be non-negative, got {:?}",
                 self.m4
             )));
         }

@@ -57,12 +57,15 @@ use crate::{Error, Float, VarianceParts};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "KurtosisParts", into = "KurtosisParts", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "KurtosisParts", bound = "F: Float")
 )]
 pub struct Kurtosis<F> {
     moments: HigherMoments<F, true>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Kurtosis<F>, KurtosisParts);
 
 shape_statistics!(Kurtosis, true);
 
@@ -140,7 +143,7 @@ impl<F: Float> Kurtosis<F> {
     /// let k = Kurtosis::<f64>::from_parts(parts)?;
     /// assert_eq!(k.mean(), Some(2.0));
     /// let err = Kurtosis::<f64>::from_parts(KurtosisParts { m4: -1.0, ..parts }).unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid state: m4 must be non-negative, got -1");
+    /// assert_eq!(err.to_string(), "invalid state: m4 must be non-negative, got -1.0");
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn from_parts(parts: KurtosisParts) -> Result<Self, Error> {

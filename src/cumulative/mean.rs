@@ -39,13 +39,16 @@ use crate::{Element, Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "MeanState<F>", into = "MeanState<F>", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "MeanState<F>", bound = "F: Float")
 )]
 pub struct Mean<F> {
     count: u64,
     mean: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Mean<F>, MeanState<F>);
 
 impl<F: Float> Default for Mean<F> {
     fn default() -> Self {
@@ -229,7 +232,7 @@ impl<F: Float> Mean<F> {
     fn validated(count: u64, mean: F) -> Result<Self, Error> {
         if count == 0 && mean != F::zero() {
             return Err(Error::state(alloc::format!(
-                "count is 0 but mean is {mean}"
+                "count is 0 but mean is {mean:?}"
             )));
         }
         Ok(Self { count, mean })

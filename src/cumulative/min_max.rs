@@ -55,8 +55,8 @@ use crate::{Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "MinMaxParts", into = "MinMaxParts", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "MinMaxParts", bound = "F: Float")
 )]
 pub struct MinMax<F> {
     count: u64,
@@ -64,6 +64,9 @@ pub struct MinMax<F> {
     min: F,
     max: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MinMax<F>, MinMaxParts);
 
 impl<F: Float> Default for MinMax<F> {
     fn default() -> Self {
@@ -246,7 +249,7 @@ impl<F: Float> MinMax<F> {
     /// let m = MinMax::<f64>::from_parts(MinMaxParts { count: 2, min: -1.0, max: 3.0 })?;
     /// assert_eq!(m.range(), Some(4.0));
     /// let err = MinMax::<f64>::from_parts(MinMaxParts { count: 2, min: 3.0, max: -1.0 }).unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid state: min 3 must not be above max -1");
+    /// assert_eq!(err.to_string(), "invalid state: min 3.0 must not be above max -1.0");
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn from_parts(parts: MinMaxParts) -> Result<Self, Error> {
@@ -260,7 +263,7 @@ impl<F: Float> MinMax<F> {
             return Err(Error::state("min and max must both be NaN or neither"));
         } else if !min.is_nan() && minimum(min, max).as_f64().to_bits() != min.as_f64().to_bits() {
             return Err(Error::state(alloc::format!(
-                "min {min} must not be above max {max}"
+                "min {min:?} must not be above max {max:?}"
             )));
         }
         let canonical = |x: F| if x.is_nan() { F::nan() } else { x };

@@ -349,7 +349,7 @@ impl<F: Float> Moments<F> {
         }
         if self.m2 < F::zero() {
             return Err(crate::Error::state(alloc::format!(
-                "m2 must be non-negative, got {}",
+                "m2 must be non-negative, got {:?}",
                 self.m2
             )));
         }

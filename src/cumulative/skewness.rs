@@ -62,12 +62,15 @@ use crate::{Error, Float, VarianceParts};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "SkewnessParts", into = "SkewnessParts", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "SkewnessParts", bound = "F: Float")
 )]
 pub struct Skewness<F> {
     moments: HigherMoments<F, false>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Skewness<F>, SkewnessParts);
 
 shape_statistics!(Skewness, false);
 

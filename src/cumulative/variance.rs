@@ -39,12 +39,15 @@ use crate::{Element, Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "Moments<F>", into = "Moments<F>", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "Moments<F>", bound = "F: Float")
 )]
 pub struct Variance<F> {
     moments: Moments<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Variance<F>, Moments<F>);
 
 impl<F: Float> Default for Variance<F> {
     fn default() -> Self {
@@ -294,7 +297,7 @@ impl<F: Float> Variance<F> {
     ///
     /// let bad = VarianceParts { count: 3, shift: 1.0, offset: 0.0, m2: -1.0 };
     /// let err = Variance::<f64>::from_parts(bad).unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -1");
+    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -1.0");
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn from_parts(parts: VarianceParts) -> Result<Self, Error> {

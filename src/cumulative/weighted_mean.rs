@@ -42,16 +42,15 @@ use crate::{Element, Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "WeightedMeanParts",
-        into = "WeightedMeanParts",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "WeightedMeanParts", bound = "F: Float")
 )]
 pub struct WeightedMean<F> {
     moments: WeightedMoments<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] WeightedMean<F>, WeightedMeanParts);
 
 /// The plain state of a [`WeightedMean`], for any transport and for serde:
 /// `f64` whatever the accumulator's float type. `mean = shift + offset`.

@@ -443,14 +443,14 @@ impl<F: Float> WeightedMoments<F> {
             non_negative(self.divisor) || (self.divisor.is_nan() && self.weight.is_infinite());
         if !non_negative(self.weight) || !divisor_ok {
             return Err(Error::state(alloc::format!(
-                "the total weight and the reliability divisor must be non-negative, got {} and {}",
+                "the total weight and the reliability divisor must be non-negative, got {:?} and {:?}",
                 self.weight,
                 self.divisor
             )));
         }
         if self.m2 < zero {
             return Err(Error::state(alloc::format!(
-                "m2 must be non-negative, got {}",
+                "m2 must be non-negative, got {:?}",
                 self.m2
             )));
         }
@@ -484,7 +484,7 @@ impl<F: Float> WeightedMoments<F> {
             // Σw − Σw²/Σw ≤ Σw: push and merge keep it so after rounding.
             if self.divisor > self.weight {
                 return Err(Error::state(alloc::format!(
-                    "the reliability divisor {} must not exceed the total weight {}",
+                    "the reliability divisor {:?} must not exceed the total weight {:?}",
                     self.divisor,
                     self.weight
                 )));

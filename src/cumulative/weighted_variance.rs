@@ -65,16 +65,15 @@ use crate::{Element, Error, Float};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "WeightedVarianceParts",
-        into = "WeightedVarianceParts",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "WeightedVarianceParts", bound = "F: Float")
 )]
 pub struct WeightedVariance<F> {
     moments: WeightedMoments<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] WeightedVariance<F>, WeightedVarianceParts);
 
 /// The plain state of a [`WeightedVariance`], for any transport and for
 /// serde: `f64` whatever the accumulator's float type.

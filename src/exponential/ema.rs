@@ -1,10 +1,13 @@
 //! The exponential moving average.
 
+use alloc::vec::Vec;
+
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
+use crate::series::{check_output, each, each_at};
 use crate::{Error, Float, Momentum};
 
 /// An exponential moving average: each push blends the new value into the
@@ -81,8 +84,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "EmaState<F>", into = "EmaState<F>", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "EmaState<F>", bound = "F: Float")
 )]
 pub struct Ema<F> {
     /// The momentum, the options and the count.
@@ -97,6 +100,9 @@ pub struct Ema<F> {
     residual: F,
     bias_correction: bool,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] Ema<F>, EmaState<F>);
 
 impl<F: Float> Ema<F> {
     /// An average seeded by the first value pushed.
@@ -228,6 +234,11 @@ impl<F: Float> Ema<F> {
     /// [`EwVariance::effective_count`](crate::EwVariance::effective_count)
     /// tells how many values the statistics really rest on.
     ///
+    /// `n` is a `usize` as on every window (it was a `u64`), and any count
+    /// can be reached, so this cannot fail and returns `Self`; the count
+    /// windows' `with_min_periods` returns a `Result` because theirs must
+    /// not exceed the window.
+    ///
     /// ```
     /// use momenta::{Ema, Momentum};
     /// let mut e = Ema::new(Momentum::Factor(0.5))?.with_min_periods(2);
@@ -238,8 +249,8 @@ impl<F: Float> Ema<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
-    pub fn with_min_periods(mut self, n: u64) -> Self {
-        self.weights.min_periods = n;
+    pub fn with_min_periods(mut self, n: usize) -> Self {
+        self.weights.min_periods = u64::try_from(n).unwrap_or(u64::MAX);
         self
     }
 
@@ -477,6 +488,116 @@ impl<F: Float> Ema<F> {
         }
     }
 
+    /// Pushes every value of `xs` in order and returns the average after each
+    /// push, NaN where [`value`](Self::value) is `None`: pandas' `s.ewm(alpha=α, adjust=False).mean()` for [`new`](Self::new) with
+    /// `Momentum::Factor(α)` (`adjust=True` for [`adjusted`](Self::adjusted)),
+    /// polars' `s.ewm_mean(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.value_series(&[4.0, 8.0, 0.0]), [4.0, 6.0, 3.0]);
+    /// e.push(3.0); // it goes on
+    /// assert_eq!(e.value(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn value_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::value);
+        out
+    }
+
+    /// [`value_series`](Self::value_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.value_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.value_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::value);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the average after each push, NaN where [`value`](Self::value)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// // A half-life of one time unit: a gap of two decays the past to a quarter.
+    /// let mut e = Ema::new(Momentum::from_half_life(1.0)?)?;
+    /// let v = e.value_series_at(&[0.0, 1.0, 3.0], &[4.0, 8.0, 0.0])?;
+    /// assert_eq!(v, [4.0, 6.0, 1.5]);
+    /// assert!(e.value_series_at(&[2.0], &[1.0]).is_err()); // before 3.0
+    /// assert_eq!(e.count(), 3);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.value_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`value_series_at`](Self::value_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`value_series_at`](Self::value_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{Ema, Momentum};
+    /// let mut e = Ema::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.value_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.value_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn value_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        each_at(
+            self,
+            self.weights.clock,
+            "at or after the time of the previous push",
+            (times, xs, out),
+            Self::push_at,
+            Self::value,
+        )
+    }
+
     /// The average: `None` before the first push when seeded by the first
     /// value, the initial value before the first push otherwise. With
     /// [bias correction](Ema::with_bias_correction), the corrected average,
@@ -580,17 +701,19 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
         let momentum = weights.momentum;
         if let Some(v0) = s.initial.filter(|v0| !v0.is_finite()) {
             return Err(Error::state(format!(
-                "the initial value must be finite, got {v0}"
+                "the initial value must be finite, got {v0:?}"
             )));
         }
         let value = match (s.initial, s.value, s.count) {
             (None, None, 0) => F::zero(),
             (None, None, n) => {
-                return Err(Error::state(format!("count is {n} but there is no value")));
+                return Err(Error::state(format!(
+                    "count is {n:?} but there is no value"
+                )));
             }
             (None, Some(v), 0) => {
                 return Err(Error::state(format!(
-                    "count is 0 but the value is {v} and there is no initial value"
+                    "count is 0 but the value is {v:?} and there is no initial value"
                 )));
             }
             (Some(_), None, _) => {
@@ -598,20 +721,20 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
             }
             (Some(v0), Some(v), 0) if !same(v0, v) => {
                 return Err(Error::state(format!(
-                    "count is 0 but the value {v} differs from the initial value {v0}"
+                    "count is 0 but the value {v:?} differs from the initial value {v0:?}"
                 )));
             }
             (_, Some(v), _) => v,
         };
         if !(s.residual >= F::zero() && s.residual <= F::one()) {
             return Err(Error::state(format!(
-                "residual weight must be in [0, 1], got {}",
+                "residual weight must be in [0, 1], got {:?}",
                 s.residual
             )));
         }
         if s.count == 0 && s.residual != F::one() {
             return Err(Error::state(format!(
-                "count is 0 but the residual weight is {}",
+                "count is 0 but the residual weight is {:?}",
                 s.residual
             )));
         }
@@ -629,7 +752,7 @@ impl<F: Float> TryFrom<EmaState<F>> for Ema<F> {
         if !(seeded || cumulative || free || residual_is_consistent(s.residual, momentum, s.count))
         {
             return Err(Error::state(format!(
-                "residual weight {} does not match the momentum's decay to the power of \
+                "residual weight {:?} does not match the momentum's decay to the power of \
                  the count {}",
                 s.residual, s.count
             )));

@@ -1,11 +1,14 @@
 //! The exponentially weighted covariance of two signals.
 
+use alloc::vec::Vec;
+
 use super::shifted::{SPREAD_EVERY, Shifted};
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
 use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::float::clamp_non_negative;
+use crate::series::{check_output, check_times, or_nan};
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted means, variances, covariance and correlation of
@@ -56,12 +59,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "EwCovarianceState<F>",
-        into = "EwCovarianceState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "EwCovarianceState<F>", bound = "F: Float")
 )]
 pub struct EwCovariance<F> {
     weights: Weighting<F>,
@@ -71,6 +70,9 @@ pub struct EwCovariance<F> {
     var_y: F,
     cov: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] EwCovariance<F>, EwCovarianceState<F>);
 
 impl<F: Float> EwCovariance<F> {
     /// An empty accumulator, seeded by the first pair, with pandas'
@@ -144,6 +146,11 @@ impl<F: Float> EwCovariance<F> {
     /// Keeps every statistic `None` until at least `n` pairs are in
     /// (pandas' `min_periods`).
     ///
+    /// `n` is a `usize` as on every window (it was a `u64`), and any count
+    /// can be reached, so this cannot fail and returns `Self`; the count
+    /// windows' `with_min_periods` returns a `Result` because theirs must
+    /// not exceed the window.
+    ///
     /// ```
     /// use momenta::{EwCovariance, Momentum};
     /// let mut c = EwCovariance::new(Momentum::Factor(0.5))?.with_min_periods(2);
@@ -154,8 +161,8 @@ impl<F: Float> EwCovariance<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
-    pub fn with_min_periods(mut self, n: u64) -> Self {
-        self.weights.min_periods = n;
+    pub fn with_min_periods(mut self, n: usize) -> Self {
+        self.weights.min_periods = u64::try_from(n).unwrap_or(u64::MAX);
         self
     }
 
@@ -280,6 +287,365 @@ impl<F: Float> EwCovariance<F> {
                 self.cov = beta * (self.cov + dx * incr_y);
             }
         }
+    }
+
+    /// Every `*_series_into` and `*_series_at_into`: the lengths (and the
+    /// times, when given) checked first, so a bad one changes nothing; then
+    /// the push loop, `read` after each push (NaN where it is `None`).
+    fn pairs_into(
+        &mut self,
+        times: Option<&[f64]>,
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        check_output("ys", xs.len(), ys.len())?;
+        check_output("output", xs.len(), out.len())?;
+        let Some(times) = times else {
+            for ((&x, &y), slot) in xs.iter().zip(ys).zip(out) {
+                self.push(x, y);
+                *slot = or_nan(read(self));
+            }
+            return Ok(());
+        };
+        check_times(
+            self.weights.clock,
+            times,
+            xs.len(),
+            "at or after the time of the previous push",
+        )?;
+        for (((&t, &x), &y), slot) in times.iter().zip(xs).zip(ys).zip(out) {
+            self.push_at(t, x, y)?;
+            *slot = or_nan(read(self));
+        }
+        Ok(())
+    }
+
+    /// Pushes every pair `(xs[i], ys[i])` in order and returns the biased covariance
+    /// after each push, NaN where [`covariance`](Self::covariance) is `None`:
+    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y, bias=True)` (polars has no
+    /// exponentially weighted covariance). The statistic goes on from where it was and is left as
+    /// the push loop leaves it, every value the push loop's bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys`) when `ys` is not as long as `xs`; nothing is pushed
+    /// then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.covariance_series(&[1.0, 3.0], &[2.0, 6.0])?, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn covariance_series(&mut self, xs: &[F], ys: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.covariance_series_into(xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`covariance_series`](Self::covariance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`covariance_series`](Self::covariance_series), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.covariance_series_into(&[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.covariance_series_into(&[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn covariance_series_into(
+        &mut self,
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(None, xs, ys, out, Self::covariance)
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
+    /// and returns the biased covariance after each push, NaN where
+    /// [`covariance`](Self::covariance) is `None`. The times are checked first, so a
+    /// bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys` or `times`) when the slices differ in length;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it. Nothing is pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.covariance_series_at(&[0.0, 1.0], &[1.0, 3.0], &[2.0, 6.0])?;
+    /// assert_eq!(s[1], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn covariance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.covariance_series_at_into(times, xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`covariance_series_at`](Self::covariance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`covariance_series_at`](Self::covariance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.covariance_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.covariance_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn covariance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(Some(times), xs, ys, out, Self::covariance)
+    }
+    /// Pushes every pair `(xs[i], ys[i])` in order and returns the unbiased covariance
+    /// after each push, NaN where [`unbiased_covariance`](Self::unbiased_covariance) is `None`:
+    /// pandas' `x.ewm(alpha=α, adjust=False).cov(y)` (`bias=False`, its default;
+    /// polars has no exponentially weighted covariance). The statistic goes on from where it was and is left as
+    /// the push loop leaves it, every value the push loop's bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys`) when `ys` is not as long as `xs`; nothing is pushed
+    /// then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let c: Vec<f64> = e.unbiased_covariance_series(&[1.0, 3.0], &[2.0, 6.0])?;
+    /// assert!(c[0].is_nan());
+    /// assert_eq!(c[1], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_covariance_series(&mut self, xs: &[F], ys: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.unbiased_covariance_series_into(xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`unbiased_covariance_series`](Self::unbiased_covariance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`unbiased_covariance_series`](Self::unbiased_covariance_series), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_covariance_series_into(&[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.unbiased_covariance_series_into(&[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_covariance_series_into(
+        &mut self,
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(None, xs, ys, out, Self::unbiased_covariance)
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
+    /// and returns the unbiased covariance after each push, NaN where
+    /// [`unbiased_covariance`](Self::unbiased_covariance) is `None`. The times are checked first, so a
+    /// bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys` or `times`) when the slices differ in length;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it. Nothing is pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.unbiased_covariance_series_at(&[0.0, 1.0], &[1.0, 3.0], &[2.0, 6.0])?;
+    /// assert_eq!(s[1], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_covariance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.unbiased_covariance_series_at_into(times, xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`unbiased_covariance_series_at`](Self::unbiased_covariance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`unbiased_covariance_series_at`](Self::unbiased_covariance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_covariance_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.unbiased_covariance_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_covariance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(Some(times), xs, ys, out, Self::unbiased_covariance)
+    }
+    /// Pushes every pair `(xs[i], ys[i])` in order and returns the correlation
+    /// after each push, NaN where [`correlation`](Self::correlation) is `None`:
+    /// pandas' `x.ewm(alpha=α, adjust=False).corr(y)` (polars has no exponentially
+    /// weighted correlation). The statistic goes on from where it was and is left as
+    /// the push loop leaves it, every value the push loop's bit for bit.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys`) when `ys` is not as long as `xs`; nothing is pushed
+    /// then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let r: Vec<f64> = e.correlation_series(&[1.0, 3.0, 2.0], &[2.0, 6.0, 4.0])?;
+    /// assert!(r[0].is_nan()); // no spread yet
+    /// assert_eq!(r[1..], [1.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn correlation_series(&mut self, xs: &[F], ys: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.correlation_series_into(xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`correlation_series`](Self::correlation_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`correlation_series`](Self::correlation_series), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.correlation_series_into(&[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.correlation_series_into(&[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn correlation_series_into(
+        &mut self,
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(None, xs, ys, out, Self::correlation)
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i], ys[i])` in order
+    /// and returns the correlation after each push, NaN where
+    /// [`correlation`](Self::correlation) is `None`. The times are checked first, so a
+    /// bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `ys` or `times`) when the slices differ in length;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it. Nothing is pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.correlation_series_at(&[0.0, 1.0], &[1.0, 3.0], &[2.0, 6.0])?;
+    /// assert_eq!(s[1], 1.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn correlation_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.correlation_series_at_into(times, xs, ys, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`correlation_series_at`](Self::correlation_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`correlation_series_at`](Self::correlation_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwCovariance, Momentum};
+    /// let mut e = EwCovariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.correlation_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0, 5.0], &mut out)?;
+    /// assert!(e.correlation_series_at_into(&[0.0, 2.0], &[1.0, 2.0], &[2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn correlation_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        ys: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.pairs_into(Some(times), xs, ys, out, Self::correlation)
     }
 
     /// The number of pairs pushed (pairs skipped by the [`NanPolicy`] do
@@ -528,7 +894,7 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
         for (name, v) in [("variance_x", s.variance_x), ("variance_y", s.variance_y)] {
             if v < F::zero() {
                 return Err(Error::state(format!(
-                    "{name} must be non-negative, got {v}"
+                    "{name} must be non-negative, got {v:?}"
                 )));
             }
         }
@@ -548,7 +914,7 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
         let bound = (s.variance_x + underflow).sqrt() * (s.variance_y + underflow).sqrt();
         if s.covariance.abs() > bound * (F::one() + F::from_f64(1e-6)) {
             return Err(Error::state(format!(
-                "|covariance| {} exceeds √(variance_x·variance_y) = {bound}",
+                "|covariance| {:?} exceeds √(variance_x·variance_y) = {bound:?}",
                 s.covariance
             )));
         }

@@ -1,5 +1,7 @@
 //! The exponentially weighted mean and variance.
 
+use alloc::vec::Vec;
+
 use super::shifted::{SPREAD_EVERY, Shifted};
 #[cfg(feature = "serde")]
 use super::weighting::WeightsState;
@@ -7,6 +9,7 @@ use super::weighting::{Elapsed, Step, Weighting};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::float::clamp_non_negative;
+use crate::series::{check_output, each, each_at};
 use crate::{Error, Float, Momentum};
 
 /// Exponentially weighted mean and variance, in O(1) time and memory:
@@ -54,7 +57,11 @@ use crate::{Error, Float, Momentum};
 /// pandas' options, as on [`Ema`](crate::Ema): [`EwVariance::new`] is
 /// `ewm(adjust=False)` and [`EwVariance::adjusted`] `ewm(adjust=True)`;
 /// [`variance`](EwVariance::variance) is `.var(bias=True)` and
-/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`;
+/// [`unbiased_variance`](EwVariance::unbiased_variance) `.var(bias=False)`
+/// (pandas' default `.var()`), [`std_dev`](EwVariance::std_dev)
+/// `.std(bias=True)` and [`unbiased_std_dev`](EwVariance::unbiased_std_dev)
+/// `.std()`; [`Momentum::from_com`], [`Momentum::from_span`] and
+/// [`Momentum::from_half_life`] take pandas' `com`, `span` and `halflife`;
 /// a clock ([`push_at`](EwVariance::push_at),
 /// [`push_after`](EwVariance::push_after)) for irregular time, a
 /// [`NanPolicy`] for missing values (pandas' `ignore_na`) and
@@ -105,12 +112,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "EwVarianceState<F>",
-        into = "EwVarianceState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "EwVarianceState<F>", bound = "F: Float")
 )]
 pub struct EwVariance<F> {
     /// The momentum, the options and the count.
@@ -119,6 +122,9 @@ pub struct EwVariance<F> {
     mean: Shifted<F>,
     var: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] EwVariance<F>, EwVarianceState<F>);
 
 impl<F: Float> EwVariance<F> {
     /// An empty accumulator, seeded by the first value pushed, with pandas'
@@ -193,6 +199,11 @@ impl<F: Float> EwVariance<F> {
     /// (pandas' `min_periods`; values skipped by the [`NanPolicy`] do not
     /// count).
     ///
+    /// `n` is a `usize` as on every window (it was a `u64`), and any count
+    /// can be reached, so this cannot fail and returns `Self`; the count
+    /// windows' `with_min_periods` returns a `Result` because theirs must
+    /// not exceed the window.
+    ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
     /// let mut ew = EwVariance::new(Momentum::Factor(0.5))?.with_min_periods(3);
@@ -203,8 +214,8 @@ impl<F: Float> EwVariance<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
-    pub fn with_min_periods(mut self, n: u64) -> Self {
-        self.weights.min_periods = n;
+    pub fn with_min_periods(mut self, n: usize) -> Self {
+        self.weights.min_periods = u64::try_from(n).unwrap_or(u64::MAX);
         self
     }
 
@@ -374,6 +385,416 @@ impl<F: Float> EwVariance<F> {
         }
     }
 
+    /// Pushes every value of `xs` in order and returns the mean after each
+    /// push, NaN where [`mean`](Self::mean) is `None`: pandas' `s.ewm(alpha=α, adjust=False).mean()` for `Momentum::Factor(α)`
+    /// (`adjust=True` for [`adjusted`](Self::adjusted)), polars'
+    /// `s.ewm_mean(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.mean_series(&[4.0, 8.0, 0.0]), [4.0, 6.0, 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::mean);
+        out
+    }
+
+    /// [`mean_series`](Self::mean_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.mean_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.mean_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::mean);
+        Ok(())
+    }
+
+    /// Every `*_series_at_into`: [`each_at`] with this statistic's clock.
+    fn series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        each_at(
+            self,
+            self.weights.clock,
+            "at or after the time of the previous push",
+            (times, xs, out),
+            Self::push_at,
+            read,
+        )
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the mean after each push, NaN where [`mean`](Self::mean)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.mean_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 6.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.mean_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`mean_series_at`](Self::mean_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`mean_series_at`](Self::mean_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.mean_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.mean_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::mean)
+    }
+    /// Pushes every value of `xs` in order and returns the biased variance after each
+    /// push, NaN where [`variance`](Self::variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var(bias=True)`, polars'
+    /// `s.ewm_var(alpha=α, adjust=False, bias=True)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.variance_series(&[4.0, 8.0, 0.0]), [0.0, 4.0, 11.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::variance);
+        out
+    }
+
+    /// [`variance_series`](Self::variance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.variance_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::variance);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the biased variance after each push, NaN where [`variance`](Self::variance)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.variance_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`variance_series_at`](Self::variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`variance_series_at`](Self::variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.variance_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.variance_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::variance)
+    }
+    /// Pushes every value of `xs` in order and returns the unbiased variance after each
+    /// push, NaN where [`unbiased_variance`](Self::unbiased_variance) is `None`: pandas' `s.ewm(alpha=α, adjust=False).var()` (`bias=False`, its
+    /// default), polars' `s.ewm_var(alpha=α, adjust=False)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let v: Vec<f64> = e.unbiased_variance_series(&[4.0, 8.0, 0.0]);
+    /// assert!(v[0].is_nan()); // one value: no unbiased variance
+    /// assert_eq!(v[1..], [8.0, 17.6]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn unbiased_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::unbiased_variance);
+        out
+    }
+
+    /// [`unbiased_variance_series`](Self::unbiased_variance_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_variance_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.unbiased_variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::unbiased_variance);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the unbiased variance after each push, NaN where [`unbiased_variance`](Self::unbiased_variance)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.unbiased_variance_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 8.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.unbiased_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`unbiased_variance_series_at`](Self::unbiased_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`unbiased_variance_series_at`](Self::unbiased_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.unbiased_variance_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.unbiased_variance_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn unbiased_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::unbiased_variance)
+    }
+    /// Pushes every value of `xs` in order and returns the biased standard deviation after each
+    /// push, NaN where [`std_dev`](Self::std_dev) is `None`: pandas' `s.ewm(alpha=α, adjust=False).std(bias=True)`, polars'
+    /// `s.ewm_std(alpha=α, adjust=False, bias=True)`.
+    /// The statistic goes on from where it was and is left as the push
+    /// loop leaves it, every value the push loop's bit for bit (it is the
+    /// push loop, writing into one vector).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// assert_eq!(e.std_dev_series(&[4.0, 8.0]), [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        each(self, xs, &mut out, Self::push, Self::std_dev);
+        out
+    }
+
+    /// [`std_dev_series`](Self::std_dev_series) into a caller's buffer, as long
+    /// as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.std_dev_series_into(&[1.0, 2.0], &mut out)?;
+    /// assert!(e.std_dev_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        each(self, xs, out, Self::push, Self::std_dev);
+        Ok(())
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the biased standard deviation after each push, NaN where [`std_dev`](Self::std_dev)
+    /// is `None`: the series of a clock's samples (pandas' `times=`,
+    /// polars' `*_by`). The times are checked first, so a bad one changes
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::from_half_life(1.0)?)?;
+    /// let s = e.std_dev_series_at(&[0.0, 1.0], &[4.0, 8.0])?;
+    /// assert_eq!(s[1], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`std_dev_series_at`](Self::std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`std_dev_series_at`](Self::std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// let mut e = EwVariance::new(Momentum::Factor(0.5))?;
+    /// let mut out = [0.0; 2];
+    /// e.std_dev_series_at_into(&[0.0, 1.5], &[1.0, 2.0], &mut out)?;
+    /// assert!(e.std_dev_series_at_into(&[1.0, 0.5], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::std_dev)
+    }
+
     /// The number of values pushed (NaN values skipped by the
     /// [`NanPolicy`] do not count).
     ///
@@ -486,8 +907,14 @@ impl<F: Float> EwVariance<F> {
         Some(clamp_non_negative(self.var) * factor)
     }
 
-    /// The exponentially weighted standard deviation, √variance, or `None`
-    /// when empty.
+    /// The exponentially weighted standard deviation √[variance](EwVariance::variance),
+    /// the biased one: pandas' `.std(bias=True)`, or `None` when empty (or
+    /// not [ready](EwVariance::is_ready)).
+    ///
+    /// pandas' default `ewm().std()` is `bias=False`:
+    /// [`unbiased_std_dev`](EwVariance::unbiased_std_dev). This one is the
+    /// width of the band the weights describe (the ±σ of a smoothed signal,
+    /// 0 after one value).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -501,6 +928,26 @@ impl<F: Float> EwVariance<F> {
         self.variance().map(F::sqrt)
     }
 
+    /// √[unbiased variance](EwVariance::unbiased_variance): pandas'
+    /// `ewm().std()` (`bias=False`, its default). `None` while one value
+    /// carries all the weight (pandas' NaN) and when not
+    /// [ready](EwVariance::is_ready).
+    ///
+    /// ```
+    /// use momenta::{EwVariance, Momentum};
+    /// // pandas: pd.Series([1.0, 5.0]).expanding().std() is 2√2 at the end.
+    /// let mut ew = EwVariance::new(Momentum::Cumulative)?;
+    /// ew.push(1.0);
+    /// assert_eq!(ew.unbiased_std_dev(), None);
+    /// ew.push(5.0);
+    /// assert_eq!(ew.unbiased_std_dev(), Some(8.0_f64.sqrt()));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn unbiased_std_dev(&self) -> Option<F> {
+        self.unbiased_variance().map(F::sqrt)
+    }
+
     /// How unusual `x` is: (x − mean)/σ with σ² the
     /// [unbiased variance](EwVariance::unbiased_variance). Call it before
     /// pushing `x`, to score a value against what came before it.
@@ -509,7 +956,13 @@ impl<F: Float> EwVariance<F> {
     /// a gap: while few values carry the weight it is large (or `None`), so
     /// a reading after a dropout is not flagged because the band collapsed
     /// onto the last value. `None` when not [ready](EwVariance::is_ready),
-    /// while one value carries all the weight, and when the variance is 0.
+    /// while one value carries all the weight (pandas' NaN), and when the
+    /// variance is 0 (where pandas divides by 0 into ±∞ or NaN);
+    /// `Some(NaN)` when the variance is NaN (a NaN or an infinity pushed
+    /// under [`NanPolicy::Propagate`]) or `x` is NaN.
+    ///
+    /// pandas: `(x - e.mean().shift()) / e.std().shift()` for
+    /// `e = s.ewm(…)` (`std()` is `bias=False`).
     ///
     /// ```
     /// use momenta::{EwVariance, Momentum};
@@ -521,8 +974,8 @@ impl<F: Float> EwVariance<F> {
     /// ```
     #[must_use]
     pub fn z_score(&self, x: F) -> Option<F> {
-        let var = self.unbiased_variance()?;
-        (var > F::zero()).then(|| (x - self.mean.mean()) / var.sqrt())
+        let sd = self.unbiased_std_dev()?;
+        crate::float::z_score(x, self.mean.mean(), sd)
     }
 
     /// Forgets every value and the clock, keeping the momentum, the
@@ -574,13 +1027,13 @@ impl<F: Float> TryFrom<EwVarianceState<F>> for EwVariance<F> {
         }
         if s.variance < F::zero() {
             return Err(Error::state(alloc::format!(
-                "variance must be non-negative, got {}",
+                "variance must be non-negative, got {:?}",
                 s.variance
             )));
         }
         if s.count == 1 && s.variance != F::zero() {
             return Err(Error::state(alloc::format!(
-                "variance must be 0 when count is 1, got {}",
+                "variance must be 0 when count is 1, got {:?}",
                 s.variance
             )));
         }

@@ -114,6 +114,35 @@ impl<F: Float> Momentum<F> {
         Ok(Self::Factor(two / (span + F::one())))
     }
 
+    /// The momentum of pandas' `com` (center of mass): α = 1/(1 + `com`),
+    /// the weight of the new value, as `Factor(α)`. `com = 0` keeps only
+    /// the last value; `com = (span − 1)/2` is [`from_span`](Self::from_span)'s
+    /// average.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// naming `com` unless `com ≥ 0` and finite (pandas also refuses a
+    /// negative `com`).
+    ///
+    /// ```
+    /// use momenta::Momentum;
+    /// // pandas: ewm(com=3) is alpha = 1/(1 + 3)
+    /// assert_eq!(Momentum::<f64>::from_com(3.0)?, Momentum::Factor(0.25));
+    /// assert_eq!(Momentum::<f64>::from_com(0.0)?, Momentum::Factor(1.0));
+    /// assert_eq!(
+    ///     Momentum::<f64>::from_com(-1.0).unwrap_err().to_string(),
+    ///     "com must be a finite number ≥ 0, got -1"
+    /// );
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn from_com(com: F) -> Result<Self, Error> {
+        if !(com >= F::zero() && com.is_finite()) {
+            return Err(Error::parameter("com", com.as_f64(), "a finite number ≥ 0"));
+        }
+        Ok(Self::Factor((F::one() + com).recip()))
+    }
+
     /// The momentum under which a value's weight halves every `half_life`
     /// updates: [`Momentum::HalfLife`], with β = 2^(−1/`half_life`) at
     /// each update. On a clock (`push_at`, `push_after` of the exponential

@@ -364,7 +364,7 @@ impl<F: Float> Weighting<F> {
         };
         if !(w.squares > F::zero() && w.squares <= F::one()) {
             return Err(Error::state(format!(
-                "the sum of squared weights must be in (0, 1], got {}",
+                "the sum of squared weights must be in (0, 1], got {:?}",
                 w.squares
             )));
         }
@@ -392,7 +392,7 @@ impl<F: Float> Weighting<F> {
         }
         if !(w.pending >= F::zero() && w.pending <= F::one()) {
             return Err(Error::state(format!(
-                "the pending decay must be in [0, 1], got {}",
+                "the pending decay must be in [0, 1], got {:?}",
                 w.pending
             )));
         }
@@ -403,14 +403,14 @@ impl<F: Float> Weighting<F> {
         };
         if !total_ok {
             return Err(Error::state(format!(
-                "the total weight {} does not fit the weighting",
+                "the total weight {:?} does not fit the weighting",
                 w.total
             )));
         }
         // +∞ is reachable: `push_after(+∞)` moves a set clock there.
         if let Some(t) = w.clock.filter(|t| t.is_nan() || *t == f64::NEG_INFINITY) {
             return Err(Error::state(format!(
-                "the clock must be a number below +∞ or +∞ itself, got {t}"
+                "the clock must be a number below +∞ or +∞ itself, got {t:?}"
             )));
         }
         Ok(w)

@@ -61,12 +61,8 @@ use crate::{Element, Error, Float, Merge, VarianceParts};
 #[derive(Clone, Debug)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "BatchStatsParts",
-        into = "BatchStatsParts",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "BatchStatsParts", bound = "F: Float")
 )]
 pub struct BatchStats<F> {
     count: u64,
@@ -78,6 +74,9 @@ pub struct BatchStats<F> {
     var: Vec<F>,
     poisoned: bool,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] BatchStats<F>, BatchStatsParts);
 
 /// Equal when the moments are: the cached `mean` is derived from them, and
 /// reads NaN for an empty channel, which would make empty statistics
@@ -322,7 +321,7 @@ impl<F: Float> BatchStats<F> {
     ///
     /// let bad = BatchStatsParts { m2: vec![0.5, -2.0], ..parts };
     /// let err = BatchStats::<f64>::from_parts(bad).unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -2");
+    /// assert_eq!(err.to_string(), "invalid state: m2 must be non-negative, got -2.0");
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn from_parts(parts: BatchStatsParts) -> Result<Self, Error> {

@@ -108,12 +108,8 @@ impl VarianceCorrection {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "BnConfigState<F>",
-        into = "BnConfigState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "BnConfigState<F>", bound = "F: Float")
 )]
 pub struct BnConfig<F> {
     momentum: Momentum<F>,
@@ -121,6 +117,9 @@ pub struct BnConfig<F> {
     correction: VarianceCorrection,
     min_eps: F,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] BnConfig<F>, BnConfigState<F>);
 
 impl<F: Float> BnConfig<F> {
     /// PyTorch's `BatchNorm{1,2,3}d` defaults: `momentum=0.1`
@@ -348,7 +347,7 @@ impl<F: Float> TryFrom<BnConfigState<F>> for BnConfig<F> {
     fn try_from(s: BnConfigState<F>) -> Result<Self, Error> {
         if !(s.min_eps == F::zero() || s.min_eps == F::from_f64(CUDNN_BN_MIN_EPSILON)) {
             return Err(Error::state(alloc::format!(
-                "min_eps must be 0 or 1e-5, got {}",
+                "min_eps must be 0 or 1e-5, got {:?}",
                 s.min_eps
             )));
         }

@@ -79,8 +79,8 @@ use crate::{Element, Error, Float, Merge};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "GradSumsParts", into = "GradSumsParts", bound = "F: Float")
+    derive(serde::Serialize),
+    serde(into = "GradSumsParts", bound = "F: Float")
 )]
 pub struct GradSums<F> {
     count: u64,
@@ -90,6 +90,9 @@ pub struct GradSums<F> {
     poisoned: bool,
     float: PhantomData<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] GradSums<F>, GradSumsParts);
 
 /// The whole state of [`GradSums`] as plain `f64` vectors, what an MPI
 /// all-gather or a socket carries; [`GradSums::from_parts`] rebuilds it

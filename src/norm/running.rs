@@ -65,12 +65,8 @@ use crate::{Error, Float, Momentum};
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(
-        try_from = "RunningStatsState<F>",
-        into = "RunningStatsState<F>",
-        bound = "F: Float"
-    )
+    derive(serde::Serialize),
+    serde(into = "RunningStatsState<F>", bound = "F: Float")
 )]
 pub struct RunningStats<F> {
     mean: Vec<F>,
@@ -78,6 +74,9 @@ pub struct RunningStats<F> {
     batches_tracked: u64,
     config: BnConfig<F>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] RunningStats<F>, RunningStatsState<F>);
 
 /// One running update of the `t`-th batch, in `f64`, as the momentum's
 /// frameworks evaluate it.
@@ -134,7 +133,7 @@ fn check_state<F: Float>(mean: &[F], var: &[F]) -> Result<(), Error> {
     }
     if let Some(v) = var.iter().find(|v| **v < F::zero()) {
         return Err(Error::state(alloc::format!(
-            "running variance must be non-negative, got {v}"
+            "running variance must be non-negative, got {v:?}"
         )));
     }
     Ok(())

@@ -10,28 +10,40 @@
 //!   and refreshes its running sums from the values themselves every
 //!   `window` pushes, so nothing drifts however long the stream;
 //! - **no merge**: two windows over different stretches of a stream are not
-//!   a window.
+//!   a window;
+//! - **whole series** (`series/`): each member's `*_series` methods push a
+//!   slice through the window by one of the algorithms there, with the
+//!   push loop's bits.
 //!
 //! A new member: one file here with the type over `Window<F, S>` and a
 //! `WindowStats` implementation for the sums it needs (or an engine of its
-//! own where add/remove sums do not apply, as for order statistics); then
-//! the steps of "Adding a statistic" in ARCHITECTURE.md.
+//! own where add/remove sums do not apply, as for order statistics), its
+//! `*_series` methods on one of the `series/` algorithms (or the push
+//! loop); then the steps of "Adding a statistic" in ARCHITECTURE.md.
 
+mod bounds;
 mod extrema;
+mod interpolation;
 mod lanes;
 mod moving_average;
 mod moving_min_max;
 mod moving_quantile;
 mod moving_variance;
+mod ordered;
 mod policy;
 mod ring;
+mod series;
 #[cfg(feature = "serde")]
 mod state;
+mod time_quantile;
 mod time_window;
 mod window;
 
+pub use bounds::Closed;
+pub use interpolation::Interpolation;
 pub use moving_average::MovingAverage;
 pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;
 pub use moving_variance::MovingVariance;
+pub use time_quantile::TimeQuantile;
 pub use time_window::TimeWindow;

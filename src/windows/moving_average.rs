@@ -1,7 +1,11 @@
 //! The simple moving average over a fixed window.
 
+use alloc::vec::Vec;
+
+use super::series::sums::MeanOf;
 use super::window::{ShiftedSum, Window};
 use crate::accumulator::impl_accumulator;
+use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
 
 /// The mean of the last `window` values pushed (a simple moving average, or
@@ -24,6 +28,14 @@ use crate::{Error, Float, NanPolicy};
 /// of the data — an outlier first, a level change, a huge value leaving —
 /// it is within a few ulps of the largest value in the window, no worse
 /// than a two-pass over the window (the crate's tests check both).
+///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
 ///
 /// # Memory
 ///
@@ -202,8 +214,9 @@ impl<F: Float> MovingAverage<F> {
         self.inner.mean_or_nan()
     }
 
-    /// Adds every value of `xs`, in order; only the last `window` of them
-    /// can stay, so longer slices skip straight to those.
+    /// Adds every value of `xs`, in order: the window is left as pushing
+    /// them one by one would leave it, bit for bit (the replacements
+    /// between two wraps of the ring run as one loop).
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::new(2)?;
@@ -213,6 +226,69 @@ impl<F: Float> MovingAverage<F> {
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
         self.inner.extend_from_slice(xs);
+    }
+
+    /// Pushes every value of `xs` in order and returns the mean after each
+    /// push — what [`push`](Self::push) returns, NaN until the window is
+    /// [ready](Self::is_ready) — as a new vector: pandas'
+    /// `s.rolling(window, min_periods=1).mean()`, polars'
+    /// `s.rolling_mean(window, min_samples=1)`.
+    ///
+    /// The window goes on from where it was and is left where the push
+    /// loop would leave it: every value of the series, and every later
+    /// push, gives the push loop's bits (only faster: the replacements
+    /// between two wraps of the ring run as one loop). pandas' and polars'
+    /// default `min_periods` is the window; here it is
+    /// [`with_min_periods`](Self::with_min_periods)'s.
+    ///
+    /// ```
+    /// use momenta::MovingAverage;
+    ///
+    /// let mut a = MovingAverage::new(3)?;
+    /// assert_eq!(a.mean_series(&[3.0, 6.0, 9.0, 12.0]), [3.0, 4.5, 6.0, 9.0]);
+    /// // It goes on: the window is [6, 9, 12].
+    /// assert_eq!(a.push(0.0), 7.0);
+    ///
+    /// // pandas' default min_periods=window: NaN until the window is full.
+    /// let mut b = MovingAverage::new(2)?.with_min_periods(2)?;
+    /// let m: Vec<f64> = b.mean_series(&[1.0, 2.0, 4.0]);
+    /// assert!(m[0].is_nan());
+    /// assert_eq!(m[1..], [1.5, 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, &mut out);
+        out
+    }
+
+    /// [`mean_series`](Self::mean_series) into a caller's buffer, as long
+    /// as `xs`: `out[i]` is the mean after pushing `xs[i]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut a = momenta::MovingAverage::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// a.mean_series_into(&[1.0, 3.0, 7.0], &mut out)?;
+    /// assert_eq!(out, [1.0, 2.0, 5.0]);
+    /// assert!(a.mean_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, out);
+        Ok(())
+    }
+
+    fn series_to(&mut self, xs: &[F], out: &mut [F]) {
+        self.inner
+            .series(xs, &MeanOf, Window::mean_or_nan, Some(out));
     }
 
     /// The mean of the values in the window, or `None` when it is empty

@@ -1,10 +1,14 @@
 //! The minimum and maximum over a fixed moving window.
 
+use alloc::vec::Vec;
+
 use super::extrema::{Extrema, Extreme};
 use super::policy::Policy;
 use super::ring::Ring;
+use super::series::extremes::{self, Which};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
+use crate::series::{check_output, or_nan};
 use crate::{Error, Float};
 
 /// The minimum, maximum and range of the last `window` values pushed, in
@@ -32,6 +36,14 @@ use crate::{Error, Float};
 /// out, as pandas does. Infinities are ordinary values; the range is
 /// `max − min`, so it is NaN when both are the same infinity and +∞ when
 /// the difference overflows.
+///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
 ///
 /// # Memory
 ///
@@ -66,11 +78,6 @@ use crate::{Error, Float};
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "super::state::WindowState<F>", bound = "F: Float")
-)]
 pub struct MovingMinMax<F> {
     ring: Ring<F>,
     extrema: Extrema<F>,
@@ -80,6 +87,12 @@ pub struct MovingMinMax<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MovingMinMax<F>, super::state::WindowState<F>);
+
+/// Slices shorter than this go through the push loop.
+const SERIES_MIN: usize = 64;
 
 impl<F: Float> MovingMinMax<F> {
     /// An empty window over the last `window` values.
@@ -145,7 +158,7 @@ impl<F: Float> MovingMinMax<F> {
     pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
         self.policy = self
             .policy
-            .with_min_periods(min_periods, Some(self.ring.window()))?;
+            .with_min_periods(min_periods, self.ring.window())?;
         Ok(self)
     }
 
@@ -207,16 +220,56 @@ impl<F: Float> MovingMinMax<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        let window = self.ring.window();
-        let xs = if xs.len() >= window {
-            self.reset();
-            xs.get(xs.len() - window..).unwrap_or(xs)
+        if xs.len() >= self.ring.window() {
+            // Only the last `window` values stay: the deques are those of
+            // the window, whatever came before.
+            self.pushed_all(xs);
         } else {
-            xs
-        };
-        for &x in xs {
-            self.push(x);
+            for &x in xs {
+                self.push(x);
+            }
         }
+    }
+
+    /// The state pushing every value of `xs` leaves: the ring as the
+    /// pushes leave it (its head too), and the deques and the NaN count of
+    /// the values then in the window, numbered as the pushes number them.
+    /// O(window): the deques depend only on the window's values and their
+    /// numbers.
+    fn pushed_all(&mut self, xs: &[F]) {
+        self.ring.extend(xs);
+        self.pushed += xs.len() as u64;
+        self.extrema.clear();
+        self.nans = 0;
+        let first = self.pushed - self.ring.len() as u64;
+        for (seq, x) in (first..).zip(self.ring.iter()) {
+            if x.is_nan() {
+                self.nans += 1;
+            } else {
+                self.extrema.push(seq, x);
+            }
+        }
+    }
+
+    /// The series of `which` into `out`: van Herk and Gil-Werman's blocks
+    /// (`windows/series/extremes.rs`) when the slice is long enough to
+    /// repay rebuilding the deques, else the push loop.
+    fn series_to(&mut self, xs: &[F], which: Which, out: &mut [F]) {
+        let read = |m: &Self| match which {
+            Which::Min => m.min(),
+            Which::Max => m.max(),
+            Which::Range => m.range(),
+        };
+        if xs.len() < SERIES_MIN.max(self.ring.window() / 2) {
+            for (&x, slot) in xs.iter().zip(out) {
+                self.push(x);
+                *slot = or_nan(read(self));
+            }
+            return;
+        }
+        let window = self.ring.window();
+        extremes::series(self.ring.as_slices(), xs, window, self.policy, which, out);
+        self.pushed_all(xs);
     }
 
     /// Whether a NaN in the window makes the statistics NaN.
@@ -268,6 +321,148 @@ impl<F: Float> MovingMinMax<F> {
     #[must_use]
     pub fn range(&self) -> Option<F> {
         Extreme::Range.of(&self.extrema, self.is_ready(), self.nan_counts())
+    }
+
+    /// Pushes every value of `xs` in order and returns the minimum after each
+    /// push, NaN where [`min`](Self::min) is `None`: pandas' `s.rolling(window, min_periods=1).min()`,
+    /// polars' `s.rolling_min(window, min_samples=1)`.
+    ///
+    /// Every value is the one the push loop reads, bit for bit, and the
+    /// window is left as the push loop leaves it. A long slice is not
+    /// pushed value by value but cut into blocks of `window` values (van
+    /// Herk and Gil-Werman: each window's extreme is that of a suffix of
+    /// one block and a prefix of the next), three comparisons a value
+    /// whatever the window; the deques are then rebuilt from the last
+    /// window.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::new(3)?;
+    /// assert_eq!(m.min_series(&[4.0, 9.0, 1.0, 6.0, 5.0]), [4.0, 4.0, 1.0, 1.0, 1.0]);
+    /// m.push(7.0); // the window goes on: [6, 5, 7]
+    /// assert_eq!(m.min(), Some(5.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn min_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Which::Min, &mut out);
+        out
+    }
+
+    /// [`min_series`](Self::min_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::<f64>::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// m.min_series_into(&[4.0, 1.0, 3.0], &mut out)?;
+    /// assert!(m.min_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn min_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Which::Min, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the maximum after each
+    /// push, NaN where [`max`](Self::max) is `None`: pandas' `s.rolling(window, min_periods=1).max()`,
+    /// polars' `s.rolling_max(window, min_samples=1)`.
+    ///
+    /// Every value is the one the push loop reads, bit for bit, and the
+    /// window is left as the push loop leaves it. A long slice is not
+    /// pushed value by value but cut into blocks of `window` values (van
+    /// Herk and Gil-Werman: each window's extreme is that of a suffix of
+    /// one block and a prefix of the next), three comparisons a value
+    /// whatever the window; the deques are then rebuilt from the last
+    /// window.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::new(2)?;
+    /// let max = m.max_series(&[1.0, f64::NAN, 3.0, 2.0]);
+    /// assert!(max[1].is_nan() && max[2].is_nan()); // while the NaN is in the window
+    /// assert_eq!((max[0], max[3]), (1.0, 3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn max_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Which::Max, &mut out);
+        out
+    }
+
+    /// [`max_series`](Self::max_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::<f64>::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// m.max_series_into(&[4.0, 1.0, 3.0], &mut out)?;
+    /// assert!(m.max_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn max_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Which::Max, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the range (maximum − minimum) after each
+    /// push, NaN where [`range`](Self::range) is `None`: pandas' `s.rolling(window, min_periods=1).apply(np.ptp)`,
+    /// polars' `s.rolling_max(window) - s.rolling_min(window)`.
+    ///
+    /// Every value is the one the push loop reads, bit for bit, and the
+    /// window is left as the push loop leaves it. A long slice is not
+    /// pushed value by value but cut into blocks of `window` values (van
+    /// Herk and Gil-Werman: each window's extreme is that of a suffix of
+    /// one block and a prefix of the next), three comparisons a value
+    /// whatever the window; the deques are then rebuilt from the last
+    /// window.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::new(2)?;
+    /// assert_eq!(m.range_series(&[1.0, 4.0, 2.0]), [0.0, 3.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn range_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Which::Range, &mut out);
+        out
+    }
+
+    /// [`range_series`](Self::range_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut m = momenta::MovingMinMax::<f64>::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// m.range_series_into(&[4.0, 1.0, 3.0], &mut out)?;
+    /// assert!(m.range_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn range_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Which::Range, out);
+        Ok(())
     }
 
     /// The number of values in the window: `min(n, window)` after `n`

@@ -1,8 +1,41 @@
 //! Mean and variance over a fixed moving window.
 
+use alloc::vec::Vec;
+
+use super::series::sums::{MeanOf, NothingOf, VarianceOf};
 use super::window::{ShiftedMoments, Window};
 use crate::accumulator::impl_accumulator;
+use crate::series::{check_output, or_nan};
 use crate::{Error, Float, NanPolicy};
+
+/// The statistics of a [`MovingVariance`], for the readers the accessors
+/// and the series share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stat {
+    Mean,
+    PopulationVariance,
+    SampleVariance,
+    PopulationStdDev,
+    SampleStdDev,
+}
+
+/// The statistic `stat` of the window, as its accessor returns it.
+fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
+    // Σ(x − x̄)² / `divisor` over the window, NaN while it holds a
+    // non-finite value.
+    let variance = |divisor: usize| {
+        w.finite_stats()
+            .map_or_else(F::nan, |s| s.variance(F::from_count(divisor as u64)))
+    };
+    let n = w.counted();
+    match stat {
+        Stat::Mean => w.mean(),
+        Stat::PopulationVariance => (n > 0 && w.is_ready()).then(|| variance(n)),
+        Stat::SampleVariance => (n > 1 && w.is_ready()).then(|| variance(n - 1)),
+        Stat::PopulationStdDev => read(w, Stat::PopulationVariance).map(F::sqrt),
+        Stat::SampleStdDev => read(w, Stat::SampleVariance).map(F::sqrt),
+    }
+}
 
 /// Mean and variance of the last `window` values pushed, in O(1) time per
 /// push, for ever, without drift.
@@ -33,6 +66,14 @@ use crate::{Error, Float, NanPolicy};
 /// error of a two-pass over the window plus about a hundred ulps (the
 /// crate's tests check this on 10⁶-value streams with outliers and level
 /// changes).
+///
+/// # Warm-up: `min_periods` is 1, not pandas' `window`
+///
+/// A streaming reading has an answer from the first value: the statistics
+/// are those of the values pushed so far until the window fills (pandas'
+/// `rolling(window, min_periods=1)`). pandas' `rolling(window)` defaults
+/// to `min_periods=window` and reports NaN until the window is full;
+/// `.with_min_periods(window)` gives its output.
 ///
 /// # Memory
 ///
@@ -196,13 +237,20 @@ impl<F: Float> MovingVariance<F> {
         self.inner.push(x);
     }
 
-    /// Adds every value of `xs`, in order; only the last `window` of them
-    /// can stay, so longer slices skip straight to those.
+    /// Adds every value of `xs`, in order: the window is left as pushing
+    /// them one by one would leave it, bit for bit (the replacements
+    /// between two wraps of the ring run as one loop).
     ///
     /// ```
+    /// let xs = [5.0_f64, 1.0, 2.0, 3.0];
     /// let mut v = momenta::MovingVariance::new(3)?;
-    /// v.extend_from_slice(&[5.0, 1.0, 2.0, 3.0]);
-    /// assert_eq!(v.sample_variance(), Some(1.0));
+    /// v.extend_from_slice(&xs);
+    /// let mut pushed = momenta::MovingVariance::new(3)?;
+    /// for &x in &xs {
+    ///     pushed.push(x);
+    /// }
+    /// assert_eq!(v.sample_variance(), pushed.sample_variance()); // the same bits
+    /// assert!((v.sample_variance().unwrap() - 1.0).abs() < 1e-15); // [1, 2, 3]
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
@@ -220,15 +268,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn mean(&self) -> Option<F> {
-        self.inner.mean()
-    }
-
-    /// Σ(x − x̄)² / `divisor` over the window, NaN while it holds a
-    /// non-finite value.
-    fn variance(&self, divisor: usize) -> F {
-        self.inner
-            .finite_stats()
-            .map_or_else(F::nan, |s| s.variance(F::from_count(divisor as u64)))
+        read(&self.inner, Stat::Mean)
     }
 
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
@@ -242,8 +282,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 0 && self.inner.is_ready()).then(|| self.variance(n))
+        read(&self.inner, Stat::PopulationVariance)
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -259,8 +298,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 1 && self.inner.is_ready()).then(|| self.variance(n - 1))
+        read(&self.inner, Stat::SampleVariance)
     }
 
     /// The population standard deviation, √(population variance).
@@ -273,7 +311,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_std_dev(&self) -> Option<F> {
-        self.population_variance().map(F::sqrt)
+        read(&self.inner, Stat::PopulationStdDev)
     }
 
     /// The sample standard deviation, √(sample variance).
@@ -286,7 +324,266 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
-        self.sample_variance().map(F::sqrt)
+        read(&self.inner, Stat::SampleStdDev)
+    }
+
+    /// Pushes every value of `xs` in order and returns the mean after each
+    /// push, NaN where [`mean`](Self::mean) is `None`: pandas' `s.rolling(window, min_periods=1).mean()`,
+    /// polars' `s.rolling_mean(window, min_samples=1)`. The window goes on from where it was and is left as the
+    /// push loop leaves it, with the push loop's bits throughout (see
+    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(2)?;
+    /// assert_eq!(v.mean_series(&[2.0, 4.0, 8.0]), [2.0, 3.0, 6.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Stat::Mean, &mut out);
+        out
+    }
+
+    /// [`mean_series`](Self::mean_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::<f64>::new(4)?;
+    /// let mut out = [0.0; 2];
+    /// v.mean_series_into(&[1.0, 3.0], &mut out)?;
+    /// assert!(v.mean_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Stat::Mean, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the sample variance after each
+    /// push, NaN where [`sample_variance`](Self::sample_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var()`,
+    /// polars' `s.rolling_var(window, min_samples=1)`. The window goes on from where it was and is left as the
+    /// push loop leaves it, with the push loop's bits throughout (see
+    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(3)?;
+    /// let var: Vec<f64> = v.sample_variance_series(&[1.0, 3.0, 5.0, 9.0]);
+    /// assert!(var[0].is_nan()); // one value: no sample variance
+    /// assert_eq!(var[1..], [2.0, 4.0, 28.0 / 3.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Stat::SampleVariance, &mut out);
+        out
+    }
+
+    /// [`sample_variance_series`](Self::sample_variance_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::<f64>::new(4)?;
+    /// let mut out = [0.0; 2];
+    /// v.sample_variance_series_into(&[1.0, 3.0], &mut out)?;
+    /// assert!(v.sample_variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Stat::SampleVariance, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the population variance after each
+    /// push, NaN where [`population_variance`](Self::population_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var(ddof=0)`,
+    /// polars' `s.rolling_var(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
+    /// push loop leaves it, with the push loop's bits throughout (see
+    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(2)?;
+    /// assert_eq!(v.population_variance_series(&[1.0, 3.0, 3.0]), [0.0, 1.0, 0.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Stat::PopulationVariance, &mut out);
+        out
+    }
+
+    /// [`population_variance_series`](Self::population_variance_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::<f64>::new(4)?;
+    /// let mut out = [0.0; 2];
+    /// v.population_variance_series_into(&[1.0, 3.0], &mut out)?;
+    /// assert!(v.population_variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_into(
+        &mut self,
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Stat::PopulationVariance, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the sample standard deviation after each
+    /// push, NaN where [`sample_std_dev`](Self::sample_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std()`,
+    /// polars' `s.rolling_std(window, min_samples=1)`. The window goes on from where it was and is left as the
+    /// push loop leaves it, with the push loop's bits throughout (see
+    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(3)?;
+    /// assert_eq!(v.sample_std_dev_series(&[0.0, 4.0, 8.0])[2], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Stat::SampleStdDev, &mut out);
+        out
+    }
+
+    /// [`sample_std_dev_series`](Self::sample_std_dev_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::<f64>::new(4)?;
+    /// let mut out = [0.0; 2];
+    /// v.sample_std_dev_series_into(&[1.0, 3.0], &mut out)?;
+    /// assert!(v.sample_std_dev_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Stat::SampleStdDev, out);
+        Ok(())
+    }
+
+    /// Pushes every value of `xs` in order and returns the population standard deviation after each
+    /// push, NaN where [`population_std_dev`](Self::population_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std(ddof=0)`,
+    /// polars' `s.rolling_std(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
+    /// push loop leaves it, with the push loop's bits throughout (see
+    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(2)?;
+    /// assert_eq!(v.population_std_dev_series(&[1.0, 3.0]), [0.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.series_to(xs, Stat::PopulationStdDev, &mut out);
+        out
+    }
+
+    /// [`population_std_dev_series`](Self::population_std_dev_series) into a caller's buffer, as
+    /// long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::<f64>::new(4)?;
+    /// let mut out = [0.0; 2];
+    /// v.population_std_dev_series_into(&[1.0, 3.0], &mut out)?;
+    /// assert!(v.population_std_dev_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.series_to(xs, Stat::PopulationStdDev, out);
+        Ok(())
+    }
+
+    /// The series of `stat` into `out`: the engine's runs read it from the
+    /// sums of a full window of finite values (whose count is the window),
+    /// every other push through the accessor's own reader.
+    fn series_to(&mut self, xs: &[F], stat: Stat, out: &mut [F]) {
+        let window = self.inner.window();
+        let slow = move |w: &Window<F, ShiftedMoments<F>>| or_nan(read(w, stat));
+        let of = |divisor: usize, sqrt: bool| VarianceOf {
+            divisor: F::from_count(divisor as u64),
+            sqrt,
+        };
+        let series = &mut self.inner;
+        match stat {
+            Stat::Mean => series.series(xs, &MeanOf, slow, Some(out)),
+            Stat::PopulationVariance | Stat::PopulationStdDev => {
+                let read = of(window, stat == Stat::PopulationStdDev);
+                series.series(xs, &read, slow, Some(out));
+            }
+            // A window of one never runs (every push wraps the head).
+            Stat::SampleVariance | Stat::SampleStdDev if window < 2 => {
+                series.series(xs, &NothingOf, slow, Some(out));
+            }
+            Stat::SampleVariance | Stat::SampleStdDev => {
+                let read = of(window - 1, stat == Stat::SampleStdDev);
+                series.series(xs, &read, slow, Some(out));
+            }
+        }
+    }
+
+    /// How unusual `x` is against the window as it stands, without
+    /// pushing it: (x − mean)/s with s the
+    /// [sample standard deviation](Self::sample_std_dev). Call it before
+    /// pushing `x`: pandas' `(x - r.mean().shift()) / r.std().shift()` for
+    /// `r = s.rolling(window)`.
+    ///
+    /// `None` until the window is [ready](Self::is_ready), below two values
+    /// (pandas' NaN), and while s is 0 (a flat window, where pandas divides
+    /// by 0 into ±∞ or NaN). `Some(NaN)` while a NaN or an infinity counts
+    /// in the window, or when `x` is NaN.
+    ///
+    /// ```
+    /// let mut v = momenta::MovingVariance::new(4)?;
+    /// v.extend_from_slice(&[9.0, 11.0, 9.0, 11.0]); // mean 10, s² = 4/3
+    /// let z = v.z_score(14.0).unwrap();
+    /// assert!((z - 4.0 / (4.0_f64 / 3.0).sqrt()).abs() < 1e-15);
+    /// v.extend_from_slice(&[5.0; 4]);
+    /// assert_eq!(v.z_score(6.0), None); // a flat window has no spread
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn z_score(&self, x: F) -> Option<F> {
+        crate::float::z_score(x, self.mean()?, self.sample_std_dev()?)
     }
 
     /// The number of values in the window: `min(n, window)` after `n`

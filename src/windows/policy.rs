@@ -42,23 +42,20 @@ impl Policy {
     }
 
     /// This policy with `min_periods`, which a count window of `window`
-    /// values must be able to reach.
-    pub(crate) fn with_min_periods(
-        self,
-        min_periods: usize,
-        window: Option<usize>,
-    ) -> Result<Self, Error> {
-        match window {
-            Some(w) if min_periods > w => Err(Error::parameter(
+    /// values must be able to reach. (A time window's can always be
+    /// reached: it sets the field.)
+    pub(crate) fn with_min_periods(self, min_periods: usize, window: usize) -> Result<Self, Error> {
+        if min_periods > window {
+            return Err(Error::parameter(
                 "min_periods",
                 min_periods as f64,
                 "at most the window",
-            )),
-            _ => Ok(Self {
-                min_periods,
-                ..self
-            }),
+            ));
         }
+        Ok(Self {
+            min_periods,
+            ..self
+        })
     }
 }
 

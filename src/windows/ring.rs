@@ -102,6 +102,65 @@ impl<F: Copy> Ring<F> {
 
     /// Doubles the capacity (at least [`MIN_GROWTH`]) without passing the
     /// window.
+    /// The values a run of [`replace_below`](Self::replace_below)`(end, ·)`
+    /// calls would replace, oldest first: empty unless the ring is full and
+    /// its head is below `end`.
+    #[inline]
+    pub(crate) fn run_below(&self, end: usize) -> &[F] {
+        if self.buf.len() < self.window {
+            return &[];
+        }
+        self.buf.get(self.head..end).unwrap_or(&[])
+    }
+
+    /// Writes `xs` over the oldest values, as one
+    /// [`replace_below`](Self::replace_below) call per value would: `xs` is
+    /// at most as long as the last [`run_below`](Self::run_below) (longer
+    /// input is cut there).
+    #[inline]
+    pub(crate) fn overwrite_run(&mut self, xs: &[F]) {
+        let end = self.head.saturating_add(xs.len()).min(self.buf.len());
+        if let Some(slots) = self.buf.get_mut(self.head..end) {
+            let n = slots.len();
+            slots.copy_from_slice(xs.get(..n).unwrap_or(&[]));
+            self.head = end;
+        }
+    }
+
+    /// What pushing every value of `xs` in order would leave: the last
+    /// `window` values, with the head where those pushes would have left
+    /// it. O(min(len, window)) once the ring is full.
+    pub(crate) fn extend(&mut self, xs: &[F]) {
+        let room = self.window - self.buf.len();
+        let (fill, rest) = xs.split_at(room.min(xs.len()));
+        for &x in fill {
+            self.push(x);
+        }
+        if rest.is_empty() {
+            return;
+        }
+        // Full: value `t` of `rest` lands at `(head + t) mod window`; only
+        // the last `window` of them stay.
+        let window = self.window;
+        let skip = rest.len().saturating_sub(window);
+        let k = skip % window;
+        let mut slot = if self.head >= window - k {
+            self.head - (window - k)
+        } else {
+            self.head + k
+        };
+        for &x in rest.get(skip..).unwrap_or(&[]) {
+            if let Some(s) = self.buf.get_mut(slot) {
+                *s = x;
+            }
+            slot += 1;
+            if slot == window {
+                slot = 0;
+            }
+        }
+        self.head = slot;
+    }
+
     #[cold]
     fn grow(&mut self) {
         let len = self.buf.len();
@@ -180,6 +239,45 @@ mod tests {
         assert_eq!(r.as_slices(), (&[4, 5, 6][..], &[][..]));
         assert_eq!(r.iter().rev().collect::<Vec<_>>(), vec![6, 5, 4]);
         assert_eq!(r.len(), 3);
+    }
+
+    #[test]
+    fn extend_leaves_what_pushing_one_by_one_leaves() {
+        for window in 1..7 {
+            for before in 0..9 {
+                for n in 0..20 {
+                    let mut pushed = Ring::new(window);
+                    let mut extended = Ring::new(window);
+                    for x in 0..before {
+                        pushed.push(x);
+                        extended.push(x);
+                    }
+                    let xs: Vec<i32> = (100..100 + n).collect();
+                    for &x in &xs {
+                        pushed.push(x);
+                    }
+                    extended.extend(&xs);
+                    assert_eq!(extended.as_slices(), pushed.as_slices());
+                    assert_eq!(extended.head(), pushed.head());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_replaces_the_oldest_values_as_replace_below_does() {
+        let mut a = Ring::new(5);
+        for x in 0..7 {
+            a.push(x);
+        }
+        let mut b = a.clone();
+        assert_eq!(a.run_below(4), &[2, 3][..]);
+        assert!(a.run_below(1).is_empty());
+        a.overwrite_run(&[10, 11]);
+        b.replace_below(4, 10);
+        b.replace_below(4, 11);
+        assert_eq!((a.as_slices(), a.head()), (b.as_slices(), b.head()));
+        assert!(Ring::<i32>::new(3).run_below(2).is_empty());
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 use alloc::vec::Vec;
 
+use super::interpolation::Interpolation;
 use super::policy::{Policy, default_min_periods};
 use super::ring::Ring;
 use crate::NanPolicy;
@@ -107,7 +108,8 @@ pub(crate) struct M2State<F> {
     pub(crate) scale: F,
 }
 
-/// A moving quantile as serialized: a window and its `q`.
+/// A moving quantile as serialized: a window, its `q` and how it reads a
+/// rank between two values.
 #[derive(serde::Deserialize)]
 #[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
@@ -121,6 +123,9 @@ pub(crate) struct QuantileState<F> {
     pub(crate) nan_policy: NanPolicy,
     #[serde(default = "default_min_periods")]
     pub(crate) min_periods: usize,
+    /// Absent in state saved before it existed: `Linear`.
+    #[serde(default)]
+    pub(crate) interpolation: Interpolation,
 }
 
 impl<F> WindowState<F> {
@@ -128,7 +133,7 @@ impl<F> WindowState<F> {
     pub(crate) fn checked_policy(&self) -> Result<Policy, Error> {
         if self.values.len() > self.window {
             return Err(Error::state(alloc::format!(
-                "window of {} holds {} values",
+                "window of {:?} holds {:?} values",
                 self.window,
                 self.values.len()
             )));
@@ -137,7 +142,7 @@ impl<F> WindowState<F> {
             nan: self.nan_policy,
             ..Policy::default()
         };
-        policy.with_min_periods(self.min_periods, Some(self.window))
+        policy.with_min_periods(self.min_periods, self.window)
     }
 }
 
@@ -162,7 +167,7 @@ impl<F> From<SumsWindowState<F>> for (WindowState<F>, Option<EngineState<F>>) {
     }
 }
 
-impl<F> From<QuantileState<F>> for (WindowState<F>, f64) {
+impl<F> From<QuantileState<F>> for (WindowState<F>, f64, Interpolation) {
     fn from(s: QuantileState<F>) -> Self {
         let QuantileState {
             window,
@@ -170,6 +175,7 @@ impl<F> From<QuantileState<F>> for (WindowState<F>, f64) {
             values,
             nan_policy,
             min_periods,
+            interpolation,
         } = s;
         (
             WindowState {
@@ -179,6 +185,7 @@ impl<F> From<QuantileState<F>> for (WindowState<F>, f64) {
                 min_periods,
             },
             q,
+            interpolation,
         )
     }
 }
@@ -187,8 +194,8 @@ impl<F> From<QuantileState<F>> for (WindowState<F>, f64) {
 pub(crate) enum Extra<'a, F> {
     /// Nothing: [`WindowState`].
     None,
-    /// Its `q`: [`QuantileState`].
-    Quantile(f64),
+    /// Its `q` and interpolation: [`QuantileState`].
+    Quantile(f64, Interpolation),
     /// Its engine: [`SumsWindowState`].
     Engine(&'a EngineState<F>),
 }
@@ -214,17 +221,20 @@ pub(crate) fn serialize<F: Float, Z: serde::Serializer>(
 
     let (name, fields) = match extra {
         Extra::None => ("WindowState", 4),
-        Extra::Quantile(_) => ("QuantileState", 5),
+        Extra::Quantile(..) => ("QuantileState", 6),
         Extra::Engine(_) => ("SumsWindowState", 5),
     };
     let mut state = serializer.serialize_struct(name, fields)?;
     state.serialize_field("window", &ring.window())?;
-    if let Extra::Quantile(q) = extra {
+    if let Extra::Quantile(q, _) = extra {
         state.serialize_field("q", &Exact(*q))?;
     }
     state.serialize_field("values", &Values(ring))?;
     state.serialize_field("nan_policy", &policy.nan)?;
     state.serialize_field("min_periods", &policy.min_periods)?;
+    if let Extra::Quantile(_, how) = extra {
+        state.serialize_field("interpolation", how)?;
+    }
     if let Extra::Engine(engine) = extra {
         state.serialize_field("engine", &Some(engine))?;
     }

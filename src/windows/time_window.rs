@@ -1,13 +1,16 @@
 //! Mean, variance, minimum and maximum over the last span of time.
 
 use alloc::collections::VecDeque;
+use alloc::vec::Vec;
 
+use super::bounds::{Bounds, Closed};
 use super::extrema::{Extrema, Extreme};
 use super::policy::Policy;
 #[cfg(feature = "serde")]
 use super::state::SumsState;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
 use crate::NanPolicy;
+use crate::series::each_at;
 use crate::{Error, Float};
 
 /// Mean, variance, minimum and maximum of the samples of the last `span`
@@ -16,10 +19,14 @@ use crate::{Error, Float};
 ///
 /// A sample pushed at time `t` belongs to the window of every later time
 /// `u` with `u − t < span`: the window at `u` is `(u − span, u]`, closed on
-/// the right as in pandas. Times are `f64` in the caller's unit (seconds,
+/// the right as in pandas. [`with_closed`](Self::with_closed) chooses the
+/// other ends pandas offers ([`Closed`]: `[u − span, u)`, `[u − span, u]`,
+/// `(u − span, u)`). Times are `f64` in the caller's unit (seconds,
 /// milliseconds, …) and must not decrease; equal times are fine. Samples
 /// arrive at any rate: irregular spacing, bursts and long gaps (a gap
-/// longer than the span empties the window).
+/// longer than the span empties the window). [`z_score`](Self::z_score)
+/// scores a reading against the window without pushing it; the quantiles
+/// of a time window are [`TimeQuantile`](crate::TimeQuantile)'s.
 ///
 /// # Accuracy
 ///
@@ -52,7 +59,9 @@ use crate::{Error, Float};
 ///
 /// Equal when the span, the options, the time of the latest push and the
 /// samples in order are equal. Serialized as `{"span", "last_time",
-/// "times", "values", "nan_policy", "min_periods", "engine"}`, the engine
+/// "times", "values", "nan_policy", "min_periods", "engine", "closed",
+/// "pending"}` (`pending`: the values waiting at the latest time in a
+/// window open on the right; a state without `closed` is `Right`), the engine
 /// being the running sums as they are and where the window stands between
 /// their take-overs; on the way in the times must be finite, in order, no
 /// later than `last_time` and inside its span, and the sums must match the
@@ -79,17 +88,12 @@ use crate::{Error, Float};
 /// # Ok::<(), momenta::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "TimeWindowState<F>", bound = "F: Float")
-)]
 pub struct TimeWindow<F> {
-    span: f64,
-    /// `(time, value)`, oldest first.
+    /// The span, the ends, the clock and the values waiting at the latest
+    /// time.
+    bounds: Bounds<F>,
+    /// `(time, value)` of the samples in the window, oldest first.
     samples: VecDeque<(f64, F)>,
-    /// The time of the latest push, which may have left the window.
-    last_time: Option<f64>,
     non_finite: NonFinite,
     /// Statistics of the finite values in the window.
     total: ShiftedMoments<F>,
@@ -107,6 +111,9 @@ pub struct TimeWindow<F> {
     pushed: u64,
     policy: Policy,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] TimeWindow<F>, TimeWindowState<F>);
 
 impl<F: Float> TimeWindow<F> {
     /// An empty window over the last `span` of time (in the unit of the
@@ -128,13 +135,9 @@ impl<F: Float> TimeWindow<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn new(span: f64) -> Result<Self, Error> {
-        if span.is_nan() || span <= 0.0 {
-            return Err(Error::parameter("span", span, "positive"));
-        }
         Ok(Self {
-            span,
+            bounds: Bounds::new(span)?,
             samples: VecDeque::new(),
-            last_time: None,
             non_finite: NonFinite::default(),
             total: ShiftedMoments::default(),
             fresh: ShiftedMoments::default(),
@@ -144,6 +147,38 @@ impl<F: Float> TimeWindow<F> {
             pushed: 0,
             policy: Policy::default(),
         })
+    }
+
+    /// Sets which ends of the window belong to it (pandas' `closed=`; the
+    /// default is [`Closed::Right`], `(t − span, t]`). Open on the right,
+    /// the window leaves out the samples at the time of the latest push:
+    /// they enter at the next push of a later time.
+    ///
+    /// ```
+    /// use momenta::{Closed, TimeWindow};
+    /// let mut w = TimeWindow::new(2.0)?.with_closed(Closed::Both);
+    /// w.push_at(0.0, 1.0)?;
+    /// w.push_at(2.0, 3.0)?; // [0, 2]: the sample at 0 stays
+    /// assert_eq!(w.mean(), Some(2.0));
+    /// assert_eq!(w.closed(), Closed::Both);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_closed(mut self, closed: Closed) -> Self {
+        self.bounds.closed = closed;
+        self
+    }
+
+    /// Which ends of the window belong to it.
+    ///
+    /// ```
+    /// use momenta::{Closed, TimeWindow};
+    /// assert_eq!(TimeWindow::<f64>::new(1.0)?.closed(), Closed::Right);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn closed(&self) -> Closed {
+        self.bounds.closed
     }
 
     /// Skips NaN values instead of propagating them ([`NanPolicy`]), as
@@ -169,13 +204,13 @@ impl<F: Float> TimeWindow<F> {
     /// ones under [`NanPolicy::Skip`] — as pandas' `min_periods`. The
     /// default is 1, pandas' default for time windows; 0 acts as 1.
     ///
-    /// # Errors
-    ///
-    /// None: any count can be reached. The `Result` keeps the signature of
-    /// the count windows' `with_min_periods`.
+    /// Any count can be reached, so this cannot fail and returns `Self`,
+    /// as on the exponential types. (It returned a `Result` that was never
+    /// an error; the count windows' `with_min_periods` returns one because
+    /// theirs must not exceed the window.)
     ///
     /// ```
-    /// let mut w = momenta::TimeWindow::new(3.0)?.with_min_periods(2)?;
+    /// let mut w = momenta::TimeWindow::new(3.0)?.with_min_periods(2);
     /// w.push_at(0.0, 4.0)?;
     /// assert_eq!(w.mean(), None);
     /// w.push_at(1.0, 6.0)?;
@@ -184,9 +219,10 @@ impl<F: Float> TimeWindow<F> {
     /// assert_eq!(w.mean(), None);
     /// # Ok::<(), momenta::Error>(())
     /// ```
-    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
-        self.policy = self.policy.with_min_periods(min_periods, None)?;
-        Ok(self)
+    #[must_use]
+    pub fn with_min_periods(mut self, min_periods: usize) -> Self {
+        self.policy.min_periods = min_periods;
+        self
     }
 
     /// Whether the window holds enough samples for its statistics (see
@@ -209,9 +245,10 @@ impl<F: Float> TimeWindow<F> {
         self.policy.counted(self.samples.len(), self.non_finite.nan)
     }
 
-    /// Adds the sample `x` taken at time `t`; samples at or before
-    /// `t − span` leave. Amortized O(1), plus an O(window) recomputation
-    /// after a cancellation, as in [`MovingVariance`](crate::MovingVariance).
+    /// Adds the sample `x` taken at time `t`; samples outside the window at
+    /// `t` (by default, those at or before `t − span`) leave. Amortized
+    /// O(1), plus an O(window) recomputation after a cancellation, as in
+    /// [`MovingVariance`](crate::MovingVariance).
     ///
     /// Returns nothing on success: the window offers several statistics,
     /// so none is singled out.
@@ -234,18 +271,29 @@ impl<F: Float> TimeWindow<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn push_at(&mut self, t: f64, x: F) -> Result<(), Error> {
-        if !t.is_finite() {
-            return Err(Error::parameter("time", t, "finite"));
+        self.bounds.check(t)?;
+        if let Some((at, waiting)) = self.bounds.release(t) {
+            for &v in &waiting {
+                self.enter(at, v);
+            }
+            self.bounds.restore_pending(waiting);
         }
-        if self.last_time.is_some_and(|last| t < last) {
-            return Err(Error::parameter(
-                "time",
-                t,
-                "at least the time of the previous sample",
-            ));
-        }
-        self.last_time = Some(t);
         self.evict(t);
+        if let Some(x) = self.bounds.admit(t, x) {
+            self.enter(t, x);
+        }
+        // After the evictions too: open on the right, a push may only
+        // remove values (an outlier leaving), and that is the cancellation
+        // the check is for.
+        if self.total.needs_rebuild() {
+            let newest_is_finite = self.samples.back().is_some_and(|s| s.1.is_finite());
+            self.rebuild(newest_is_finite);
+        }
+        Ok(())
+    }
+
+    /// Adds the sample `x` at time `t` to the window.
+    fn enter(&mut self, t: f64, x: F) {
         let seq = self.pushed;
         self.pushed += 1;
         self.samples.push_back((t, x));
@@ -277,16 +325,12 @@ impl<F: Float> TimeWindow<F> {
                 self.total.rebase(v);
             }
         }
-        if self.total.needs_rebuild() {
-            self.rebuild(finite);
-        }
-        Ok(())
     }
 
-    /// Drops the samples at or before `t − span`.
+    /// Drops the samples that are outside the window at `t`.
     fn evict(&mut self, t: f64) {
         while let Some(&(old_t, old)) = self.samples.front() {
-            if t - old_t < self.span {
+            if !self.bounds.leaves(old_t, t) {
                 break;
             }
             if self.stale == 0 {
@@ -312,7 +356,9 @@ impl<F: Float> TimeWindow<F> {
             .evict_before(self.pushed - self.samples.len() as u64);
     }
 
-    /// Recomputes the statistics of the window from its values.
+    /// Recomputes the statistics of the window from its values; the
+    /// newest sample's finiteness says whether the new shift (the newest
+    /// finite value) is the newest sample, which stays longest.
     #[cold]
     #[inline(never)]
     fn rebuild(&mut self, newest_is_finite: bool) {
@@ -418,6 +464,33 @@ impl<F: Float> TimeWindow<F> {
         self.sample_variance().map(F::sqrt)
     }
 
+    /// How unusual `x` is against the window as it stands, without
+    /// pushing it: (x − mean)/s with s the
+    /// [sample standard deviation](Self::sample_std_dev). Call it before
+    /// pushing `x`: pandas' `(x - r.mean().shift()) / r.std().shift()` for
+    /// `r = s.rolling("10s")`, the window of the previous sample's time.
+    /// ([`Closed::Left`] gives the window of the span before `x`'s own
+    /// time instead, pandas' `closed="left"`.)
+    ///
+    /// `None` until the window is [ready](Self::is_ready), below two
+    /// samples (pandas' NaN), and while s is 0 (a flat window, where pandas
+    /// divides by 0 into ±∞ or NaN). `Some(NaN)` while a NaN or an
+    /// infinity counts in the window, or when `x` is NaN.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::new(10.0)?;
+    /// for (t, x) in [(0.0, 9.0), (1.0, 11.0), (2.0, 9.0), (3.0, 11.0)] {
+    ///     w.push_at(t, x)?;
+    /// }
+    /// let z = w.z_score(14.0).unwrap(); // mean 10, s² = 4/3
+    /// assert!((z - 4.0 / (4.0_f64 / 3.0).sqrt()).abs() < 1e-15);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn z_score(&self, x: F) -> Option<F> {
+        crate::float::z_score(x, self.mean()?, self.sample_std_dev()?)
+    }
+
     /// Whether a NaN in the window makes the statistics NaN.
     fn nan_counts(&self) -> bool {
         self.non_finite.nan > 0 && !self.policy.skips_nan()
@@ -471,7 +544,465 @@ impl<F: Float> TimeWindow<F> {
         Extreme::Range.of(&self.extrema, self.is_ready(), self.nan_counts())
     }
 
-    /// The number of samples in the window.
+    /// Every `*_series_at_into`: [`each_at`] with this statistic's clock.
+    fn series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+        read: fn(&Self) -> Option<F>,
+    ) -> Result<(), Error> {
+        each_at(
+            self,
+            self.bounds.last_time,
+            "at least the time of the previous sample",
+            (times, xs, out),
+            Self::push_at,
+            read,
+        )
+    }
+
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the mean after each push, NaN where [`mean`](Self::mean)
+    /// is `None`: pandas' `s.rolling("5s").mean()` on a time index, polars'
+    /// `s.rolling_mean_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// // At 5.0 the sample at 0.0 has left: (0, 5].
+    /// assert_eq!(w.mean_series_at(&t, &x)?, [10.0, 11.0, 12.0, 16.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.mean_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`mean_series_at`](Self::mean_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`mean_series_at`](Self::mean_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.mean_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.mean_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::mean)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the sample variance after each push, NaN where [`sample_variance`](Self::sample_variance)
+    /// is `None`: pandas' `s.rolling("5s").var()`, polars'
+    /// `s.rolling_var_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let v: Vec<f64> = w.sample_variance_series_at(&t, &x)?;
+    /// assert!(v[0].is_nan());
+    /// assert_eq!(v[1..], [2.0, 4.0, 28.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.sample_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`sample_variance_series_at`](Self::sample_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`sample_variance_series_at`](Self::sample_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.sample_variance_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.sample_variance_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::sample_variance)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the population variance after each push, NaN where [`population_variance`](Self::population_variance)
+    /// is `None`: pandas' `s.rolling("5s").var(ddof=0)`, polars'
+    /// `s.rolling_var_by(t, "5s", ddof=0)`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let v = w.population_variance_series_at(&t, &x)?;
+    /// assert_eq!(v[..2], [0.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.population_variance_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`population_variance_series_at`](Self::population_variance_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`population_variance_series_at`](Self::population_variance_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.population_variance_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.population_variance_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::population_variance)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the sample standard deviation after each push, NaN where [`sample_std_dev`](Self::sample_std_dev)
+    /// is `None`: pandas' `s.rolling("5s").std()`, polars'
+    /// `s.rolling_std_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let s = w.sample_std_dev_series_at(&t, &x)?;
+    /// assert_eq!(s[2], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.sample_std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`sample_std_dev_series_at`](Self::sample_std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`sample_std_dev_series_at`](Self::sample_std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.sample_std_dev_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.sample_std_dev_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::sample_std_dev)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the population standard deviation after each push, NaN where [`population_std_dev`](Self::population_std_dev)
+    /// is `None`: pandas' `s.rolling("5s").std(ddof=0)`, polars'
+    /// `s.rolling_std_by(t, "5s", ddof=0)`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// let s = w.population_std_dev_series_at(&t, &x)?;
+    /// assert_eq!(s[..2], [0.0, 1.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_at(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+    ) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.population_std_dev_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`population_std_dev_series_at`](Self::population_std_dev_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`population_std_dev_series_at`](Self::population_std_dev_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.population_std_dev_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.population_std_dev_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::population_std_dev)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the minimum after each push, NaN where [`min`](Self::min)
+    /// is `None`: pandas' `s.rolling("5s").min()`, polars'
+    /// `s.rolling_min_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.min_series_at(&t, &x)?, [10.0, 10.0, 10.0, 12.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn min_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.min_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`min_series_at`](Self::min_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`min_series_at`](Self::min_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.min_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.min_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn min_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::min)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the maximum after each push, NaN where [`max`](Self::max)
+    /// is `None`: pandas' `s.rolling("5s").max()`, polars'
+    /// `s.rolling_max_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.max_series_at(&t, &x)?, [10.0, 12.0, 14.0, 22.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn max_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.max_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`max_series_at`](Self::max_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`max_series_at`](Self::max_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.max_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.max_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn max_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::max)
+    }
+    /// [`push_at`](Self::push_at) every `(times[i], xs[i])` in order and
+    /// returns the range (maximum − minimum) after each push, NaN where [`range`](Self::range)
+    /// is `None`: pandas' `s.rolling("5s").max() - s.rolling("5s").min()`, polars'
+    /// `s.rolling_max_by(t, "5s") - s.rolling_min_by(t, "5s")`. The window goes on from where it was and is
+    /// left as the push loop leaves it, every value the push loop's bit
+    /// for bit; the times are checked first, so a bad one changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `times`) when `times` is not as long as `xs`;
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// (naming `time`) when a time is NaN, infinite or earlier than the
+    /// one before it, as [`push_at`](Self::push_at) says. Nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// use momenta::TimeWindow;
+    /// let mut w = TimeWindow::new(5.0)?;
+    /// let (t, x) = ([0.0, 1.5, 4.0, 5.0], [10.0, 12.0, 14.0, 22.0]);
+    /// assert_eq!(w.range_series_at(&t, &x)?, [0.0, 2.0, 4.0, 10.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn range_series_at(&mut self, times: &[f64], xs: &[F]) -> Result<Vec<F>, Error> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.range_series_at_into(times, xs, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`range_series_at`](Self::range_series_at) into a caller's buffer,
+    /// as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// As [`range_series_at`](Self::range_series_at), and
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`.
+    ///
+    /// ```
+    /// let mut w = momenta::TimeWindow::<f64>::new(5.0)?;
+    /// let mut out = [0.0; 2];
+    /// w.range_series_at_into(&[0.0, 1.5], &[10.0, 12.0], &mut out)?;
+    /// assert!(w.range_series_at_into(&[1.0, 2.0], &[1.0, 2.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn range_series_at_into(
+        &mut self,
+        times: &[f64],
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        self.series_at_into(times, xs, out, Self::range)
+    }
+
+    /// The number of samples in the window (not those waiting at the
+    /// latest time in a window open on the right).
     ///
     /// ```
     /// let mut w = momenta::TimeWindow::new(1.0)?;
@@ -509,7 +1040,7 @@ impl<F: Float> TimeWindow<F> {
     /// ```
     #[must_use]
     pub fn span(&self) -> f64 {
-        self.span
+        self.bounds.span
     }
 
     /// The time of the latest push, `None` before the first (or after a
@@ -524,7 +1055,7 @@ impl<F: Float> TimeWindow<F> {
     /// ```
     #[must_use]
     pub fn last_time(&self) -> Option<f64> {
-        self.last_time
+        self.bounds.last_time
     }
 
     /// Forgets every sample and the last time; the span and options stay.
@@ -539,7 +1070,7 @@ impl<F: Float> TimeWindow<F> {
     /// ```
     pub fn reset(&mut self) {
         self.samples.clear();
-        self.last_time = None;
+        self.bounds.reset();
         self.non_finite = NonFinite::default();
         self.total = ShiftedMoments::default();
         self.fresh = ShiftedMoments::default();
@@ -580,10 +1111,7 @@ impl<F: Float> PartialEq for TimeWindow<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     fn eq(&self, other: &Self) -> bool {
-        self.span == other.span
-            && self.policy == other.policy
-            && self.last_time == other.last_time
-            && self.samples == other.samples
+        self.bounds == other.bounds && self.policy == other.policy && self.samples == other.samples
     }
 }
 
@@ -609,6 +1137,12 @@ struct TimeWindowState<F> {
     /// taken afresh from the samples.
     #[serde(default)]
     engine: Option<TimeEngineState<F>>,
+    /// Absent in state saved before it existed: `Right`.
+    #[serde(default)]
+    closed: Closed,
+    /// The values waiting at `last_time` (a window open on the right).
+    #[serde(default, with = "crate::serde_float::seq")]
+    pending: alloc::vec::Vec<F>,
 }
 
 /// Where a time window stands between the take-overs of its sums, and the
@@ -633,52 +1167,46 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
     fn try_from(state: TimeWindowState<F>) -> Result<Self, Error> {
         let mut w = Self::new(state.span)?
             .with_nan_policy(state.nan_policy)
-            .with_min_periods(state.min_periods)?;
+            .with_min_periods(state.min_periods);
         if state.times.len() != state.values.len() {
             return Err(Error::state(alloc::format!(
-                "{} times for {} values",
+                "{:?} times for {:?} values",
                 state.times.len(),
                 state.values.len()
             )));
         }
-        let last = match (state.last_time, state.times.last()) {
-            (None, None) => return Ok(w),
-            (Some(last), _) if last.is_finite() => last,
-            (Some(last), _) => {
-                return Err(Error::state(alloc::format!(
-                    "last time {last} is not finite"
-                )));
-            }
-            (None, Some(_)) => return Err(Error::state("samples without a last time")),
+        let bounds = Bounds {
+            closed: state.closed,
+            last_time: state.last_time,
+            pending: state.pending,
+            ..w.bounds.clone()
         };
-        for &t in &state.times {
-            if last - t >= state.span || t > last || t.is_nan() {
-                return Err(Error::state(alloc::format!(
-                    "a sample at {t} is outside the span {} before {last}",
-                    state.span
-                )));
-            }
+        bounds.check_restored(&state.times)?;
+        if bounds.last_time.is_none() {
+            w.bounds = bounds;
+            return Ok(w);
         }
         let Some(engine) = state.engine else {
+            // Every sample is inside the window at the last time, so
+            // pushed in order into a window closed at both ends none
+            // leaves: the same samples, with their sums taken afresh.
+            w.bounds.closed = Closed::Both;
             for (&t, x) in state.times.iter().zip(state.values) {
                 w.push_at(t, x)
                     .map_err(|e| Error::state(alloc::format!("{e}")))?;
             }
-            w.push_at_time_only(last)?;
+            w.bounds = bounds;
             return Ok(w);
         };
-        if state.times.windows(2).any(|pair| pair[1] < pair[0]) {
-            return Err(Error::state("the sample times must not decrease"));
-        }
         if engine.stale > state.times.len() {
             return Err(Error::state(alloc::format!(
-                "{} stale samples in a window of {}",
+                "{:?} stale samples in a window of {:?}",
                 engine.stale,
                 state.times.len()
             )));
         }
         w.samples = state.times.into_iter().zip(state.values).collect();
-        w.last_time = Some(last);
+        w.bounds = bounds;
         w.pushed = w.samples.len() as u64;
         for (seq, &(_, x)) in (0..).zip(&w.samples) {
             if !x.is_finite() {
@@ -706,20 +1234,6 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
 }
 
 #[cfg(feature = "serde")]
-impl<F: Float> TimeWindow<F> {
-    /// Sets the last time without a sample (restoring state).
-    fn push_at_time_only(&mut self, t: f64) -> Result<(), Error> {
-        if !t.is_finite() || self.last_time.is_some_and(|last| t < last) {
-            return Err(Error::state(alloc::format!(
-                "last time {t} is not finite or before a sample"
-            )));
-        }
-        self.last_time = Some(t);
-        Ok(())
-    }
-}
-
-#[cfg(feature = "serde")]
 impl<F: Float> serde::Serialize for TimeWindow<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
         use crate::serde_float::Exact;
@@ -734,9 +1248,18 @@ impl<F: Float> serde::Serialize for TimeWindow<F> {
             }
         }
 
-        let mut state = serializer.serialize_struct("TimeWindowState", 7)?;
-        state.serialize_field("span", &Exact(self.span))?;
-        state.serialize_field("last_time", &self.last_time.map(Exact))?;
+        /// Values, without copying.
+        struct Values<'a, F>(&'a [F]);
+
+        impl<F: Float> serde::Serialize for Values<'_, F> {
+            fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+                serializer.collect_seq(self.0.iter().copied().map(Exact))
+            }
+        }
+
+        let mut state = serializer.serialize_struct("TimeWindowState", 9)?;
+        state.serialize_field("span", &Exact(self.bounds.span))?;
+        state.serialize_field("last_time", &self.bounds.last_time.map(Exact))?;
         state.serialize_field("times", &Column(&self.samples, |s| Exact(s.0)))?;
         state.serialize_field("values", &Column(&self.samples, |s| Exact(s.1)))?;
         state.serialize_field("nan_policy", &self.policy.nan)?;
@@ -747,6 +1270,8 @@ impl<F: Float> serde::Serialize for TimeWindow<F> {
             sums: self.total.to_state(),
         };
         state.serialize_field("engine", &Some(engine))?;
+        state.serialize_field("closed", &self.bounds.closed)?;
+        state.serialize_field("pending", &Values(&self.bounds.pending))?;
         state.end()
     }
 }

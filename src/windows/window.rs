@@ -89,6 +89,7 @@
 use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
+use super::series::sums::{NothingOf, Read};
 #[cfg(feature = "serde")]
 use super::state::{EngineState, M2State, SumsState, SumsWindowState};
 use crate::Float;
@@ -141,6 +142,32 @@ fn scale_for<F: Float>(max_abs: F, limit: F) -> F {
     scale
 }
 
+/// [`WindowStats::replace_run`] one [`replace`](WindowStats::replace) at a
+/// time.
+#[inline]
+fn replace_each<F: Float, S: WindowStats<F>, R: Read<F, S>>(
+    stats: &mut S,
+    olds: &[F],
+    news: &[F],
+    read: &R,
+    out: Option<&mut [F]>,
+) -> (usize, bool) {
+    let mut out = out.map(|o| o.iter_mut());
+    for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+        if !new.is_finite() {
+            return (j, false);
+        }
+        stats.replace(old, new);
+        if stats.needs_rebuild() {
+            return (j + 1, true);
+        }
+        if let Some(slot) = out.as_mut().and_then(Iterator::next) {
+            *slot = read.read(stats);
+        }
+    }
+    (olds.len().min(news.len()), false)
+}
+
 /// Statistics of a multiset of finite values that supports adding and
 /// removing values.
 pub(crate) trait WindowStats<F>: Default + Clone {
@@ -171,6 +198,28 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn remove(&mut self, x: F);
     /// Removes `old`, a finite value of the set, and adds `new`, finite.
     fn replace(&mut self, old: F, new: F);
+    /// Replaces `olds[j]` by `news[j]` for each `j` in order, as
+    /// [`replace`](Self::replace) followed by the check of
+    /// [`needs_rebuild`](Self::needs_rebuild) does, while the new value is
+    /// finite and no rebuild is due, and writes `read` of the state after
+    /// each replacement to `out[j]` (when there is an `out`). Returns how
+    /// many replacements were made, and whether the last one left a
+    /// rebuild due (its value is then not written). The loop of a window's
+    /// series between two wraps.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool)
+    where
+        F: Float,
+    {
+        replace_each(self, olds, news, read, out)
+    }
+
     /// Moves the shift onto `x`, a finite value of the set, without
     /// changing the statistics. O(1).
     fn rebase(&mut self, x: F);
@@ -254,6 +303,16 @@ impl<F: Float> Default for ShiftedSum<F> {
     }
 }
 
+/// Adds `y + e` (a value and its rounding error) to the sum `hi + lo`,
+/// the error-free way, and counts `|lo|` into `churn`: the one step of
+/// [`ShiftedSum::accumulate_pair`], on values a run can keep in registers.
+#[inline]
+fn compensated_add<F: Float>(hi: F, lo: F, churn: F, y: F, e: F) -> (F, F, F) {
+    let (s, err) = two_sum(hi, y);
+    let lo = lo + (err + e);
+    (s, lo, churn + lo.abs())
+}
+
 impl<F: Float> ShiftedSum<F> {
     /// `x·scale − shift` as a rounded value and its rounding error.
     #[inline]
@@ -296,10 +355,7 @@ impl<F: Float> ShiftedSum<F> {
     /// addition to `lo`, so that `lo` waits on one addition per step.
     #[inline]
     fn accumulate_pair(&mut self, y: F, e: F) {
-        let (s, err) = two_sum(self.hi, y);
-        self.hi = s;
-        self.lo = self.lo + (err + e);
-        self.lo_churn = self.lo_churn + self.lo.abs();
+        (self.hi, self.lo, self.lo_churn) = compensated_add(self.hi, self.lo, self.lo_churn, y, e);
     }
 
     /// Replaces `old`, a value of the set, by `new`: the sum moves by
@@ -323,6 +379,44 @@ impl<F: Float> ShiftedSum<F> {
         self.hi + self.lo
     }
 
+    /// [`replace_run`](WindowStats::replace_run) of an unscaled, non-empty
+    /// sum, writing the mean to `out` when `WRITE`: the operations of
+    /// [`moved`](Self::moved), [`needs_rebuild`](WindowStats::needs_rebuild)
+    /// and [`mean`](Self::mean), in their order, on the pair held in
+    /// registers.
+    #[inline]
+    fn run<R: Read<F, Self>, const WRITE: bool>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: &mut [F],
+    ) -> (usize, bool) {
+        let (mut hi, mut lo, mut churn) = (self.hi, self.lo, self.lo_churn);
+        let magnitude = self.magnitude;
+        let mut out = out.iter_mut();
+        let mut done = (olds.len().min(news.len()), false);
+        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+            if !new.is_finite() {
+                done = (j, false);
+                break;
+            }
+            let (d, e) = two_diff(new, old);
+            (hi, lo, churn) = compensated_add(hi, lo, churn, d, e);
+            // `needs_rebuild`; NaN fails the comparison too.
+            let bounded = churn <= magnitude + hi.abs();
+            if !bounded {
+                done = (j + 1, true);
+                break;
+            }
+            if WRITE && let Some(slot) = out.next() {
+                *slot = read.read_run(self, hi + lo, F::zero());
+            }
+        }
+        (self.hi, self.lo, self.lo_churn) = (hi, lo, churn);
+        done
+    }
+
     /// The (scaled) mean minus the shift; 0 when empty.
     #[inline]
     pub(crate) fn offset(&self) -> F {
@@ -337,6 +431,13 @@ impl<F: Float> ShiftedSum<F> {
     #[inline]
     pub(crate) fn mean(&self) -> F {
         (self.shift + self.offset()) * self.unscale
+    }
+
+    /// [`mean`](Self::mean) had the pair's total been `total`, for a set
+    /// that is not empty.
+    #[inline]
+    pub(crate) fn mean_of(&self, total: F) -> F {
+        (self.shift + total / count_to(self.count)) * self.unscale
     }
 
     /// The sum of `values()` with `scale`, shifted by the newest value.
@@ -424,6 +525,26 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.refresh(older, newer);
         if self.needs_rebuild() {
             self.rebuild(|| older.iter().chain(newer).copied());
+        }
+    }
+
+    /// The replacements of a run with the pair in registers: the same
+    /// operations as [`replace`](WindowStats::replace) and the check, in
+    /// the same order, so the same bits.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool) {
+        if self.count == 0 || self.scale != F::one() {
+            return replace_each(self, olds, news, read, out);
+        }
+        match out {
+            Some(out) => self.run::<R, true>(olds, news, read, out),
+            None => self.run::<R, false>(olds, news, read, &mut []),
         }
     }
 
@@ -552,16 +673,16 @@ impl<F: Float> ShiftedSum<F> {
         ] {
             if !x.is_finite() {
                 return Err(Error::state(alloc::format!(
-                    "sum {name} must be finite, got {x}"
+                    "engine.sums.{name} must be finite, got {x:?}"
                 )));
             }
         }
         if lo_churn < F::zero() {
             return Err(Error::state(alloc::format!(
-                "sum lo_churn must be non-negative, got {lo_churn}"
+                "engine.sums.lo_churn must be non-negative, got {lo_churn:?}"
             )));
         }
-        check_scale("sum scale", scale)?;
+        check_scale("engine.sums.scale", scale)?;
         let mut sum = Self {
             count: values().count(),
             shift,
@@ -587,7 +708,7 @@ impl<F: Float> ShiftedSum<F> {
         }
         if sum.needs_rebuild() {
             return Err(Error::state(alloc::format!(
-                "sum lo_churn {lo_churn} is beyond the bound a window keeps"
+                "engine.sums.lo_churn {lo_churn:?} is beyond the bound a window keeps"
             )));
         }
         // The values' own sum about the same shift and in the same scale,
@@ -634,7 +755,7 @@ impl<F: Float> ShiftedSum<F> {
             Ok((sum, bound / k))
         } else {
             Err(Error::state(alloc::format!(
-                "the sum {kept} does not match the values, whose sum is {exact}"
+                "engine.sums (hi + lo = {kept:?}) does not match the values, whose sum is {exact:?}"
             )))
         }
     }
@@ -649,7 +770,7 @@ fn check_scale<F: Float>(name: &str, scale: F) -> Result<(), Error> {
         Ok(())
     } else {
         Err(Error::state(alloc::format!(
-            "{name} must be a power of two in (0, 1], got {scale}"
+            "{name} must be a power of two in (0, 1], got {scale:?}"
         )))
     }
 }
@@ -698,9 +819,21 @@ impl<F: Float> ShiftedMoments<F> {
     /// large to represent.
     #[inline]
     pub(crate) fn variance(&self, divisor: F) -> F {
+        self.variance_of(self.m2, divisor)
+    }
+
+    /// [`variance`](Self::variance) had M2 been `m2`.
+    #[inline]
+    pub(crate) fn variance_of(&self, m2: F, divisor: F) -> F {
         // Both scales are powers of two: undoing them is exact.
         let unscale = self.sum.unscale / self.dev_scale;
-        clamp_non_negative(self.m2) / divisor * unscale * unscale
+        clamp_non_negative(m2) / divisor * unscale * unscale
+    }
+
+    /// M2 as it is.
+    #[inline]
+    pub(crate) fn m2(&self) -> F {
+        self.m2
     }
 
     /// The product of two deviations (in the sum's scale), each brought
@@ -820,6 +953,27 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.update(self.product(d, (y_new - after) + (y_old - before)));
     }
 
+    /// The replacements of a run, for a window of two values or more whose
+    /// sums and deviations are unscaled: the operations of
+    /// [`replace`](WindowStats::replace) and the check, in the same order,
+    /// so the same bits, with the branches that do not apply left out.
+    #[inline]
+    fn replace_run<R: Read<F, Self>>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: Option<&mut [F]>,
+    ) -> (usize, bool) {
+        if self.sum.count <= 1 || self.sum.scale != F::one() || self.dev_scale != F::one() {
+            return replace_each(self, olds, news, read, out);
+        }
+        match out {
+            Some(out) => self.run::<R, true>(olds, news, read, out),
+            None => self.run::<R, false>(olds, news, read, &mut []),
+        }
+    }
+
     fn rebase(&mut self, x: F) {
         self.sum.rebase(x);
     }
@@ -886,14 +1040,17 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         // +∞ is a variance too large to represent, which a window keeps
         // until the values that make it leave; NaN, deviations whose
         // rounding errors overflowed (checked against the values below).
-        for (name, x) in [("m2", value), ("m2 churn", churn)] {
+        for (name, x) in [
+            ("engine.sums.m2.value", value),
+            ("engine.sums.m2.churn", churn),
+        ] {
             if x < F::zero() {
                 return Err(Error::state(alloc::format!(
-                    "{name} must be non-negative, got {x}"
+                    "{name} must be non-negative, got {x:?}"
                 )));
             }
         }
-        check_scale("m2 scale", scale)?;
+        check_scale("engine.sums.m2.scale", scale)?;
         let mut moments = Self {
             sum,
             dev_scale: scale,
@@ -923,13 +1080,62 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             Ok(moments)
         } else {
             Err(Error::state(alloc::format!(
-                "m2 {value} does not match the values, whose m2 is {fresh}"
+                "engine.sums.m2.value {value:?} does not match the values, whose m2 is {fresh:?}"
             )))
         }
     }
 }
 
 impl<F: Float> ShiftedMoments<F> {
+    /// [`replace_run`](WindowStats::replace_run) of an unscaled window of
+    /// two values or more, writing `read` to `out` when `WRITE`.
+    #[inline]
+    fn run<R: Read<F, Self>, const WRITE: bool>(
+        &mut self,
+        olds: &[F],
+        news: &[F],
+        read: &R,
+        out: &mut [F],
+    ) -> (usize, bool) {
+        let (inv, shift) = (self.inv_count, self.sum.shift);
+        let magnitude = self.sum.magnitude;
+        let eight = F::from_f64(M2_CANCELLATION);
+        let (mut hi, mut lo, mut lo_churn) = (self.sum.hi, self.sum.lo, self.sum.lo_churn);
+        let (mut m2, mut churn) = (self.m2, self.churn);
+        // The mean before a replacement is the mean after the last one.
+        let mut before = (hi + lo) * inv;
+        let mut out = out.iter_mut();
+        let mut done = (olds.len().min(news.len()), false);
+        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+            if !new.is_finite() {
+                done = (j, false);
+                break;
+            }
+            // `ShiftedSum::accumulate_pair` of `new − old`.
+            let (d, e) = two_diff(new, old);
+            (hi, lo, lo_churn) = compensated_add(hi, lo, lo_churn, d, e);
+            let after = (hi + lo) * inv;
+            // `update`.
+            let term = d * (((new - shift) - after) + ((old - shift) - before));
+            m2 = m2 + term;
+            churn = churn + term.abs();
+            before = after;
+            // `needs_rebuild`, M2's then the sum's; NaN fails them too.
+            let held = churn <= m2 * eight && m2 < F::infinity();
+            let bounded = lo_churn <= magnitude + hi.abs();
+            if !(held && bounded) {
+                done = (j + 1, true);
+                break;
+            }
+            if WRITE && let Some(slot) = out.next() {
+                *slot = read.read_run(self, hi + lo, m2);
+            }
+        }
+        (self.sum.hi, self.sum.lo, self.sum.lo_churn) = (hi, lo, lo_churn);
+        (self.m2, self.churn) = (m2, churn);
+        done
+    }
+
     /// M2 by a two-pass in lanes over the values of `older` then `newer`,
     /// all finite, when nothing is scaled and it fits; by
     /// [`m2_afresh`](Self::m2_afresh) otherwise.
@@ -1037,22 +1243,17 @@ impl NonFinite {
 
 /// The last `window` values and the statistics of their finite part.
 #[derive(Clone, Debug)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Deserialize),
-    serde(try_from = "SumsWindowState<F>", bound = "F: Float, S: WindowStats<F>")
-)]
 pub(crate) struct Window<F, S> {
-    ring: Ring<F>,
+    pub(super) ring: Ring<F>,
     non_finite: NonFinite,
     /// Statistics of the finite values in the window.
-    total: S,
+    pub(super) total: S,
     /// While the ring's head (the pushes into the full window since it
     /// last wrapped) is below this, a finite push takes the fast path:
     /// `window − 1` when the window is full of finite values and no re-base
     /// is pending, else 0. The push that wraps the head always takes the
     /// slow path, which moves the shift or refreshes the statistics.
-    fast_until: usize,
+    pub(super) fast_until: usize,
     /// Pushes into the full window since the statistics were last taken
     /// afresh, counted at each wrap.
     since_refresh: usize,
@@ -1065,6 +1266,9 @@ pub(crate) struct Window<F, S> {
     #[cfg(test)]
     rebuilds: usize,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float, S: WindowStats<F>] Window<F, S>, SumsWindowState<F>);
 
 impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// # Errors
@@ -1097,7 +1301,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     pub(crate) fn set_min_periods(&mut self, min_periods: usize) -> Result<(), Error> {
         self.policy = self
             .policy
-            .with_min_periods(min_periods, Some(self.ring.window()))?;
+            .with_min_periods(min_periods, self.ring.window())?;
         Ok(())
     }
 
@@ -1193,6 +1397,40 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.set_fast_until();
     }
 
+    /// The push that wraps the head of a full window of finite values, with
+    /// no re-base pending and no refresh due: [`push_slow`]'s steps for
+    /// that case, in its order (the replacement, the shift moved onto the
+    /// value just pushed, the check), without its other branches. Returns
+    /// whether it applied; nothing changes when it did not.
+    ///
+    /// [`push_slow`]: Self::push_slow
+    #[inline]
+    pub(super) fn wrap_push(&mut self, x: F) -> bool {
+        let window = self.ring.window();
+        let since = self.since_refresh.saturating_add(window);
+        let applies = x.is_finite()
+            && self.ring.is_full()
+            && self.ring.head() + 1 == window
+            && !self.rebase_pending
+            && self.non_finite.is_empty(false)
+            && since < REFRESH_PUSHES;
+        if !applies {
+            return false;
+        }
+        let Some(old) = self.ring.push(x) else {
+            return false;
+        };
+        self.total.replace(old, x);
+        self.since_refresh = since;
+        // The value the shift moved onto at the last wrap has left: the
+        // shift moves onto `x`, which stays until the next.
+        self.total.rebase(x);
+        if self.total.needs_rebuild() {
+            self.rebuild();
+        }
+        true
+    }
+
     /// Opens the fast path when the window is full of finite values and no
     /// re-base is pending, and closes it otherwise.
     fn set_fast_until(&mut self) {
@@ -1225,7 +1463,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// Recomputes the statistics of the window from its values.
     #[cold]
     #[inline(never)]
-    fn rebuild(&mut self) {
+    pub(super) fn rebuild(&mut self) {
         #[cfg(test)]
         {
             self.rebuilds += 1;
@@ -1239,18 +1477,10 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         }
     }
 
+    /// Pushes every value of `xs` in order: the state is the push loop's,
+    /// bit for bit, by the runs of the series engine.
     pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
-        let window = self.ring.window();
-        let xs = if xs.len() >= window {
-            // Only the last `window` values stay: skip the others.
-            self.reset();
-            xs.get(xs.len() - window..).unwrap_or(xs)
-        } else {
-            xs
-        };
-        for &x in xs {
-            self.push(x);
-        }
+        self.series(xs, &NothingOf, |_| F::nan(), None);
     }
 
     pub(crate) fn reset(&mut self) {
@@ -1341,7 +1571,7 @@ impl<F: Float, S: WindowStats<F>> TryFrom<SumsWindowState<F>> for Window<F, S> {
         let len = state.values.len();
         let ring = Ring::from_values(state.window, state.values, engine.head).ok_or_else(|| {
             Error::state(alloc::format!(
-                "head {} does not fit a window of {} holding {len} values",
+                "head {:?} does not fit a window of {:?} holding {len:?} values",
                 engine.head,
                 state.window
             ))

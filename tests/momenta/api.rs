@@ -7,9 +7,10 @@ use momenta::batchnorm::{
     LayerNorm, Layout, Normalizer, RunningStats,
 };
 use momenta::{
-    Accumulator, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance, Mean,
-    MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy, Variance, VarianceParts,
-    WeightedMean, WeightedMeanParts, WeightedVariance, WeightedVarianceParts,
+    Accumulator, Closed, Covariance, CovarianceParts, Ema, Error, EwCovariance, EwVariance,
+    Interpolation, Mean, MeanParts, Merge, Momentum, MovingAverage, MovingVariance, NanPolicy,
+    TimeQuantile, Variance, VarianceParts, WeightedMean, WeightedMeanParts, WeightedVariance,
+    WeightedVarianceParts,
 };
 
 fn shared<T: Send + Sync + Clone + core::fmt::Debug + PartialEq>() {}
@@ -51,6 +52,13 @@ fn every_type_is_send_sync_clone_debug() {
     copy::<GroupNorm<f64>>();
     copy::<VarianceParts>();
     copy::<MeanParts>();
+    shared::<Interpolation>();
+    copy::<Interpolation>();
+    shared::<Closed>();
+    copy::<Closed>();
+    assert_eq!(Closed::default(), Closed::Right);
+    shared::<TimeQuantile<f64>>();
+    assert_eq!(Interpolation::default(), Interpolation::Linear);
 }
 
 #[test]
@@ -199,4 +207,39 @@ fn slice_statistics_and_their_tuples_are_from_slice() {
         ),
     >();
     shared::<(Kurtosis<f64>, MinMax<f64>)>();
+}
+
+/// `with_min_periods` takes a `usize` everywhere; it returns a `Result`
+/// exactly where the value can be refused (a count window's must not
+/// exceed the window), `Self` where any count can be reached.
+#[test]
+fn with_min_periods_has_one_argument_type_and_fails_only_where_it_can() {
+    use momenta::{MovingMinMax, MovingQuantile, TimeQuantile, TimeWindow};
+    let _: fn(Ema<f64>, usize) -> Ema<f64> = Ema::with_min_periods;
+    let _: fn(EwVariance<f64>, usize) -> EwVariance<f64> = EwVariance::with_min_periods;
+    let _: fn(EwCovariance<f64>, usize) -> EwCovariance<f64> = EwCovariance::with_min_periods;
+    let _: fn(TimeWindow<f64>, usize) -> TimeWindow<f64> = TimeWindow::with_min_periods;
+    let _: fn(TimeQuantile<f64>, usize) -> TimeQuantile<f64> = TimeQuantile::with_min_periods;
+    type Fallible<T> = fn(T, usize) -> Result<T, Error>;
+    let _: Fallible<MovingAverage<f64>> = MovingAverage::with_min_periods;
+    let _: Fallible<MovingVariance<f64>> = MovingVariance::with_min_periods;
+    let _: Fallible<MovingMinMax<f64>> = MovingMinMax::with_min_periods;
+    let _: Fallible<MovingQuantile<f64>> = MovingQuantile::with_min_periods;
+    // The same `usize` reaches every one.
+    let n: usize = 2;
+    let mut e = EwVariance::new(Momentum::Factor(0.5))
+        .unwrap()
+        .with_min_periods(n);
+    let mut w = TimeWindow::new(10.0).unwrap().with_min_periods(n);
+    let mut m = MovingAverage::new(4).unwrap().with_min_periods(n).unwrap();
+    e.push(1.0);
+    w.push_at(0.0, 1.0).unwrap();
+    m.push(1.0);
+    assert_eq!((e.mean(), w.mean(), m.mean()), (None, None, None));
+    assert!(
+        MovingAverage::<f64>::new(4)
+            .unwrap()
+            .with_min_periods(5)
+            .is_err()
+    );
 }

@@ -9,9 +9,9 @@
 
 use momenta::batchnorm::{BatchStats, BnConfig, GradSums, Layout, RunningStats};
 use momenta::{
-    Covariance, Ema, EwCovariance, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum,
-    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy, Skewness, TimeWindow,
-    Variance, WeightedMean, WeightedVariance,
+    Closed, Covariance, Ema, EwCovariance, EwVariance, Float, Interpolation, Kurtosis, Mean, Merge,
+    MinMax, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy,
+    Skewness, TimeQuantile, TimeWindow, Variance, WeightedMean, WeightedVariance,
 };
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde::Serialize;
@@ -564,7 +564,64 @@ fn windows(s: &Stream) {
             },
         );
     }
+    for (w, how) in [
+        (2, Interpolation::Lower),
+        (4, Interpolation::Higher),
+        (5, Interpolation::Nearest),
+        (6, Interpolation::Midpoint),
+    ] {
+        continues_alike(
+            "MovingQuantile<f64> interpolated",
+            &MovingQuantile::<f64>::new(w, 0.5)
+                .unwrap()
+                .with_interpolation(how)
+                .with_nan_policy(NanPolicy::Skip),
+            xs,
+            &formats(),
+            |m, i, o| {
+                o.f(m.push(i.x));
+                o.opt(m.quantile());
+            },
+        );
+    }
     let timed = clocked(xs);
+    for (span, closed, how) in [
+        (0.5, Closed::Right, Interpolation::Linear),
+        (3.0, Closed::Left, Interpolation::Nearest),
+        (1.0, Closed::Both, Interpolation::Midpoint),
+        (0.7, Closed::Neither, Interpolation::Higher),
+    ] {
+        continues_alike(
+            "TimeQuantile<f64>",
+            &TimeQuantile::<f64>::new(span, 0.3)
+                .unwrap()
+                .with_closed(closed)
+                .with_interpolation(how)
+                .with_nan_policy(NanPolicy::Skip),
+            &timed,
+            &formats(),
+            |m, i, o| {
+                match m.push_at(i.t, i.x) {
+                    Ok(q) => o.f(q),
+                    Err(e) => o.ok(Err::<(), _>(e)),
+                }
+                o.opt(m.quantile());
+            },
+        );
+        continues_alike(
+            "TimeWindow<f64> closed",
+            &TimeWindow::<f64>::new(span).unwrap().with_closed(closed),
+            &timed,
+            &formats(),
+            |w, i, o| {
+                o.ok(w.push_at(i.t, i.x));
+                o.opt(w.mean());
+                o.opt(w.sample_variance());
+                o.opt(w.z_score(1e6));
+                o.opt(w.max());
+            },
+        );
+    }
     for span in [0.5, 3.0, 1e9] {
         for policy in [NanPolicy::Propagate, NanPolicy::Skip] {
             continues_alike(
@@ -1918,4 +1975,327 @@ fn a_window_whose_m2_cannot_be_taken_afresh_restores_and_goes_on() {
         },
     ]);
     windows(&s);
+}
+
+/// A stream for the series checkpoints: a leading outlier, then stretches
+/// of 400 calm values far from zero (where the series' fast paths run:
+/// sorting networks, sorted blocks, runs between wraps of the ring)
+/// alternating with hostile ones (NaN, ±∞, values near `MAX`, subnormals,
+/// level changes), on a clock with equal times and gaps.
+fn series_stream(n: usize, seed: u64) -> Vec<Input> {
+    let mut rng = crate::support::SplitMix(seed);
+    let draw = |i: usize, rng: &mut crate::support::SplitMix| {
+        if i == 0 {
+            1e12
+        } else if (i / 400).is_multiple_of(2) || !rng.next_u64().is_multiple_of(4) {
+            1e6 + rng.signed_unit()
+        } else {
+            HOSTILE[(rng.next_u64() % HOSTILE.len() as u64) as usize]
+        }
+    };
+    let inputs: Vec<Input> = (0..n)
+        .map(|i| Input {
+            dt: STEPS[(rng.next_u64() % STEPS.len() as u64) as usize],
+            t: 0.0,
+            x: draw(i, &mut rng),
+            y: draw(i + 1, &mut rng),
+            w: 1.0,
+            op: 0,
+        })
+        .collect();
+    clocked(&inputs)
+}
+
+/// Where the series checkpoints cut their stream: empty pieces, pieces
+/// shorter than the fast paths take, and pieces of many windows.
+const SERIES_CUTS: [usize; 9] = [0, 1, 1, 40, 700, 701, 1500, 2690, 3000];
+
+/// A state saved after each piece of a series, restored by each format,
+/// goes on as the uninterrupted push loop: fed the rest piece by piece by
+/// `series`, or value by value by `push`, every later output has the push
+/// loop's bits (and each piece of the live run too).
+fn series_restores_alike<T: Clone + Serialize + DeserializeOwned>(
+    what: &str,
+    start: &T,
+    inputs: &[Input],
+    push: impl Fn(&mut T, Input) -> f64,
+    series: impl Fn(&mut T, &[Input]) -> Vec<f64>,
+) {
+    let bits = |xs: Vec<f64>| -> Vec<u64> { xs.into_iter().map(f64::to_bits).collect() };
+    let mut pushed = start.clone();
+    let want = bits(inputs.iter().map(|&i| push(&mut pushed, i)).collect());
+    let cuts = SERIES_CUTS.map(|c| c.min(inputs.len()));
+    let mut live = start.clone();
+    for (k, piece) in cuts.windows(2).enumerate() {
+        let (a, b) = (piece[0], piece[1]);
+        assert_eq!(
+            bits(series(&mut live, &inputs[a..b])),
+            want[a..b],
+            "{what}: the series over {a}..{b}"
+        );
+        for (format, restore) in formats::<T>() {
+            let back = restore(&live)
+                .unwrap_or_else(|e| panic!("{what}: saved after the series to {b}, {format}: {e}"));
+            assert_eq!(
+                serde_json::to_string(&back).unwrap(),
+                serde_json::to_string(&live).unwrap(),
+                "{what}: saved after the series to {b}, {format}"
+            );
+            let mut by_series = back.clone();
+            for rest in cuts[k + 1..].windows(2) {
+                let (c, d) = (rest[0], rest[1]);
+                assert_eq!(
+                    bits(series(&mut by_series, &inputs[c..d])),
+                    want[c..d],
+                    "{what}: saved after the series to {b}, {format}, then the series over {c}..{d}"
+                );
+            }
+            let mut by_push = back;
+            let got = bits(inputs[b..].iter().map(|&i| push(&mut by_push, i)).collect());
+            assert_eq!(
+                got,
+                want[b..],
+                "{what}: saved after the series to {b}, {format}, then pushed"
+            );
+        }
+    }
+}
+
+fn xs_of(inputs: &[Input]) -> Vec<f64> {
+    inputs.iter().map(|i| i.x).collect()
+}
+
+fn ys_of(inputs: &[Input]) -> Vec<f64> {
+    inputs.iter().map(|i| i.y).collect()
+}
+
+fn ts_of(inputs: &[Input]) -> Vec<f64> {
+    inputs.iter().map(|i| i.t).collect()
+}
+
+#[test]
+fn windows_saved_after_a_series_restore_and_go_on() {
+    let inputs = series_stream(3000, 26);
+    let options = |w: usize| {
+        [
+            (NanPolicy::Propagate, 1),
+            (NanPolicy::Skip, 1),
+            (NanPolicy::Skip, w.min(3)),
+        ]
+    };
+    for w in [1, 3, 20, 1000] {
+        for (nan, min_periods) in options(w) {
+            let what = format!("window {w}, {nan:?}, min_periods {min_periods}");
+            let a = MovingAverage::<f64>::new(w)
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(min_periods)
+                .unwrap();
+            series_restores_alike(
+                &format!("MovingAverage<f64>, {what}"),
+                &a,
+                &inputs,
+                |a, i| a.push(i.x),
+                |a, is| a.mean_series(&xs_of(is)),
+            );
+            let v = MovingVariance::<f64>::new(w)
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(min_periods)
+                .unwrap();
+            series_restores_alike(
+                &format!("MovingVariance<f64>, {what}"),
+                &v,
+                &inputs,
+                |v, i| {
+                    v.push(i.x);
+                    v.sample_variance().unwrap_or(f64::NAN)
+                },
+                |v, is| v.sample_variance_series(&xs_of(is)),
+            );
+            let v32 = MovingVariance::<f32>::new(w)
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(min_periods)
+                .unwrap();
+            series_restores_alike(
+                &format!("MovingVariance<f32>, {what}"),
+                &v32,
+                &inputs,
+                |v, i| {
+                    v.push(i.x as f32);
+                    v.population_std_dev().map_or(f64::NAN, f64::from)
+                },
+                |v, is| {
+                    let xs: Vec<f32> = is.iter().map(|i| i.x as f32).collect();
+                    v.population_std_dev_series(&xs)
+                        .into_iter()
+                        .map(f64::from)
+                        .collect()
+                },
+            );
+        }
+    }
+    for w in [1, 5, 101, 1000] {
+        for (nan, min_periods) in options(w) {
+            let m = MovingMinMax::<f64>::new(w)
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(min_periods)
+                .unwrap();
+            series_restores_alike(
+                &format!("MovingMinMax<f64>, window {w}, {nan:?}, min_periods {min_periods}"),
+                &m,
+                &inputs,
+                |m, i| {
+                    m.push(i.x);
+                    m.range().unwrap_or(f64::NAN)
+                },
+                |m, is| m.range_series(&xs_of(is)),
+            );
+        }
+    }
+    // Windows of every quantile path: networks (up to 6), the sorted
+    // array, sorted blocks (from 128), the push loop (beyond 4096).
+    for w in [1, 5, 20, 200, 5000] {
+        for (nan, min_periods) in options(w) {
+            for q in [0.5, 0.3] {
+                let m = MovingQuantile::<f64>::new(w, q)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(min_periods)
+                    .unwrap();
+                series_restores_alike(
+                    &format!(
+                        "MovingQuantile<f64>, window {w}, q {q}, {nan:?}, min_periods {min_periods}"
+                    ),
+                    &m,
+                    &inputs,
+                    |m, i| m.push(i.x),
+                    |m, is| m.quantile_series(&xs_of(is)),
+                );
+            }
+        }
+    }
+    for span in [3.0, 50.0] {
+        for nan in [NanPolicy::Propagate, NanPolicy::Skip] {
+            let w = TimeWindow::<f64>::new(span).unwrap().with_nan_policy(nan);
+            series_restores_alike(
+                &format!("TimeWindow<f64>, span {span}, {nan:?}"),
+                &w,
+                &inputs,
+                |w, i| {
+                    w.push_at(i.t, i.x).unwrap();
+                    w.sample_variance().unwrap_or(f64::NAN)
+                },
+                |w, is| w.sample_variance_series_at(&ts_of(is), &xs_of(is)).unwrap(),
+            );
+            series_restores_alike(
+                &format!("TimeWindow<f64> max, span {span}, {nan:?}"),
+                &w,
+                &inputs,
+                |w, i| {
+                    w.push_at(i.t, i.x).unwrap();
+                    w.max().unwrap_or(f64::NAN)
+                },
+                |w, is| w.max_series_at(&ts_of(is), &xs_of(is)).unwrap(),
+            );
+        }
+    }
+}
+
+#[test]
+fn exponential_statistics_saved_after_a_series_restore_and_go_on() {
+    let inputs = series_stream(3000, 27);
+    let half_life = Momentum::from_half_life(2.5).unwrap();
+    for e in [
+        Ema::<f64>::new(Momentum::Factor(0.1)).unwrap(),
+        Ema::adjusted(Momentum::Decay(0.9))
+            .unwrap()
+            .with_nan_policy(NanPolicy::Skip)
+            .with_min_periods(3),
+    ] {
+        series_restores_alike(
+            "Ema<f64>",
+            &e,
+            &inputs,
+            |e, i| {
+                e.push(i.x);
+                e.value().unwrap_or(f64::NAN)
+            },
+            |e, is| e.value_series(&xs_of(is)),
+        );
+    }
+    let timed = Ema::<f64>::adjusted(half_life).unwrap();
+    series_restores_alike(
+        "Ema<f64> on a clock",
+        &timed,
+        &inputs,
+        |e, i| {
+            e.push_at(i.t, i.x).unwrap();
+            e.value().unwrap_or(f64::NAN)
+        },
+        |e, is| e.value_series_at(&ts_of(is), &xs_of(is)).unwrap(),
+    );
+    for e in [
+        EwVariance::<f64>::new(Momentum::Factor(0.1)).unwrap(),
+        EwVariance::adjusted(Momentum::Decay(0.5))
+            .unwrap()
+            .with_nan_policy(NanPolicy::Skip)
+            .with_min_periods(2),
+    ] {
+        series_restores_alike(
+            "EwVariance<f64>",
+            &e,
+            &inputs,
+            |e, i| {
+                e.push(i.x);
+                e.unbiased_variance().unwrap_or(f64::NAN)
+            },
+            |e, is| e.unbiased_variance_series(&xs_of(is)),
+        );
+    }
+    series_restores_alike(
+        "EwVariance<f64> on a clock",
+        &EwVariance::<f64>::new(half_life).unwrap(),
+        &inputs,
+        |e, i| {
+            e.push_at(i.t, i.x).unwrap();
+            e.variance().unwrap_or(f64::NAN)
+        },
+        |e, is| e.variance_series_at(&ts_of(is), &xs_of(is)).unwrap(),
+    );
+    for e in [
+        EwCovariance::<f64>::new(Momentum::Decay(0.8)).unwrap(),
+        EwCovariance::adjusted(half_life)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Gap),
+    ] {
+        series_restores_alike(
+            "EwCovariance<f64>",
+            &e,
+            &inputs,
+            |e, i| {
+                e.push(i.x, i.y);
+                e.unbiased_covariance().unwrap_or(f64::NAN)
+            },
+            |e, is| {
+                e.unbiased_covariance_series(&xs_of(is), &ys_of(is))
+                    .unwrap()
+            },
+        );
+    }
+    series_restores_alike(
+        "EwCovariance<f64> on a clock",
+        &EwCovariance::<f64>::adjusted(half_life).unwrap(),
+        &inputs,
+        |e, i| {
+            e.push_at(i.t, i.x, i.y).unwrap();
+            e.correlation().unwrap_or(f64::NAN)
+        },
+        |e, is| {
+            e.correlation_series_at(&ts_of(is), &xs_of(is), &ys_of(is))
+                .unwrap()
+        },
+    );
 }

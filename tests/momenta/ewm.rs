@@ -1335,3 +1335,154 @@ fn the_fuzz_seeds_restore() {
     .unwrap();
     assert_eq!(e.value(), Some(2.5));
 }
+
+// ------------------------------------------ pandas' com and default std
+//
+// Recorded from pandas 3.1.1 (numpy 2.4.6):
+//
+//   e = pd.Series(XS).ewm(com=2.5, adjust=adj)   # and com=9.0 on `hostile()`
+//   e.mean(); e.std(); e.std(bias=True)
+//
+// pandas' `std()` is bias=False; `e.std()` on `hostile()` is printed at
+// the indices `HOSTILE_AT`.
+
+#[rustfmt::skip]
+const COM_REC_MEAN: [f64; 12] = [3.0, 2.571428571428571, 3.836734693877551, 3.9548104956268224, 5.6820074968763015, 3.2014339263402154, 4.715309947385868, 3.93950710527562, 2.5282193609111574, 3.3772995435079696, 4.126642531077121, 3.0904589507693725];
+#[rustfmt::skip]
+const COM_REC_STD: [f64; 12] = [NAN, 1.0606601717798212, 2.6505353870185995, 2.080516208699197, 3.532168677044293, 5.265548281478213, 5.144106296279028, 4.534152262224676, 4.541189723084586, 4.106698688745691, 3.703934683961532, 3.6078573449245326];
+#[rustfmt::skip]
+const COM_REC_STD_BIASED: [f64; 12] = [0.0, 0.6776309271789384, 2.080982291361366, 1.7686322256226232, 3.113254284214167, 4.722946309102082, 4.654306298127155, 4.120429267787718, 4.135992124173758, 3.7444922313505606, 3.379193084811332, 3.292503752767638];
+#[rustfmt::skip]
+const COM_ADJ_MEAN: [f64; 12] = [3.0, 2.125, 4.31651376146789, 4.290822072072071, 6.294584125127906, 3.2322835803340397, 4.895086381064048, 4.007795706727879, 2.5042236579217945, 3.3908104926286, 4.155168267017135, 3.092083166898414];
+#[rustfmt::skip]
+const COM_ADJ_STD: [f64; 12] = [NAN, 1.060660171779821, 3.102603227773546, 2.3022295990957637, 3.613661253197938, 5.733415764744729, 5.435946451642996, 4.735372638033346, 4.69097147579715, 4.204142585532387, 3.762110799749064, 3.6521071649048897];
+#[rustfmt::skip]
+const COM_ADJ_STD_BIASED: [f64; 12] = [0.0, 0.739509972887452, 2.4863485537117613, 1.9481114381751523, 3.1445066952781366, 5.071021512467985, 4.857186758871668, 4.259479698323778, 4.238466880227895, 3.810254103036652, 3.4168864401452606, 3.32190865410857];
+
+/// An outlier of 1e9 first, 149 values near 1e6 in steps of 1/8, then a
+/// level change to −3e6 (steps of 1/4): the recipe the recording used.
+fn hostile() -> Vec<f64> {
+    let mut xs = vec![1e9];
+    xs.extend((1..150_u32).map(|i| 1e6 + f64::from((i * 7919) % 17) * 0.125));
+    xs.extend((150..300_u32).map(|i| -3e6 + f64::from((i * 104_729) % 13) * 0.25));
+    xs
+}
+
+const HOSTILE_AT: [usize; 14] = [
+    0, 23, 46, 69, 92, 115, 138, 161, 184, 207, 230, 253, 276, 299,
+];
+#[rustfmt::skip]
+const HOSTILE_COM9_REC_STD: [f64; 14] = [NAN, 292856500.57846594, 90611785.75052236, 27072071.375816163, 8062097.973141712, 2400209.4479463263, 714560.6258649799, 1862328.6486351164, 645147.2686766457, 194277.39165071366, 57895.739445242725, 17237.490321861173, 5131.759748624094, 1527.7614097371024];
+#[rustfmt::skip]
+const HOSTILE_COM9_ADJ_STD: [f64; 14] = [NAN, 100726991.1610427, 28868509.405430596, 8566604.43829444, 2549608.680772598, 759016.8150197255, 225964.01444858414, 1851298.2613437509, 642321.5848001715, 193445.63625694037, 57648.3653799777, 17163.85182563474, 5109.837233004196, 1521.234931584708];
+#[rustfmt::skip]
+const HOSTILE_COM25_REC_STD: [f64; 14] = [NAN, 22834375.516496003, 476662.7881625772, 9948.071115969047, 207.6199356429541, 4.388463692556337, 0.6994514447072017, 576790.4521041716, 12145.302470782017, 253.47732127374277, 5.327951389441736, 0.6765878608022587, 1.0298202791333895, 1.3348382188205317];
+#[rustfmt::skip]
+const HOSTILE_COM25_ADJ_STD: [f64; 14] = [NAN, 12210044.522115376, 254787.01890885903, 5317.46772333678, 110.97917351748006, 2.418190836616237, 0.6952632207946067, 576790.4521041714, 12145.302470781999, 253.47732127374104, 5.3279513894292085, 0.6765878609072801, 1.029820278888927, 1.3348382186783312];
+
+#[test]
+fn com_and_the_default_std_match_pandas() {
+    assert_eq!(
+        Momentum::<f64>::from_com(2.5).unwrap(),
+        Momentum::Factor(1.0 / 3.5)
+    );
+    let cases: [(bool, [&[f64]; 3]); 2] = [
+        (false, [&COM_REC_MEAN, &COM_REC_STD, &COM_REC_STD_BIASED]),
+        (true, [&COM_ADJ_MEAN, &COM_ADJ_STD, &COM_ADJ_STD_BIASED]),
+    ];
+    let mut all = 0.0_f64;
+    for (adjust, [mean, std, biased]) in cases {
+        let m = Momentum::from_com(2.5).unwrap();
+        let mut ew = if adjust {
+            EwVariance::adjusted(m).unwrap()
+        } else {
+            EwVariance::new(m).unwrap()
+        };
+        let mut got = [Vec::new(), Vec::new(), Vec::new()];
+        for &x in &XS {
+            ew.push(x);
+            got[0].push(ew.mean());
+            got[1].push(ew.unbiased_std_dev());
+            got[2].push(ew.std_dev());
+        }
+        for (k, (want, name)) in [(mean, "mean"), (std, "std()"), (biased, "std(bias=True)")]
+            .into_iter()
+            .enumerate()
+        {
+            let w = worst(&got[k], want, name);
+            assert!(w <= 1e-14, "adjust={adjust} {name}: {w:e}");
+            all = all.max(w);
+        }
+    }
+    eprintln!("com=2.5: mean and both std within {all:e} of pandas");
+    // com = 0: α = 1, every value alone; pandas' std() is NaN, std(bias=True) 0.
+    let mut ew = EwVariance::new(Momentum::from_com(0.0).unwrap()).unwrap();
+    for &x in &XS {
+        ew.push(x);
+        assert_eq!(ew.mean(), Some(x));
+        assert_eq!((ew.unbiased_std_dev(), ew.std_dev()), (None, Some(0.0)));
+    }
+    for com in [-1e-300, -1.0, f64::NAN, f64::INFINITY] {
+        let e = Momentum::<f64>::from_com(com).unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                momenta::ErrorKind::InvalidParameter { name: "com", .. }
+            ),
+            "{com}: {e}"
+        );
+    }
+}
+
+// pandas is 1.7e-10 off on the com=2.5 rows, where σ ≈ 1 around ±1e6;
+// the exact values there (Python's `fractions` on the same weights, with
+// α = 1/3.5 as the double pandas and `from_com` take, then `math.sqrt`):
+#[rustfmt::skip]
+const HOSTILE_COM25_REC_STD_EXACT: [f64; 14] = [NAN, 22834375.516496, 476662.78816257743, 9948.071115969053, 207.61993564295426, 4.388463692551334, 0.6994514447114701, 576790.4521041715, 12145.302470782013, 253.47732127374226, 5.327951389426933, 0.6765878608755179, 1.0298202789570585, 1.3348382188775243];
+#[rustfmt::skip]
+const HOSTILE_COM25_ADJ_STD_EXACT: [f64; 14] = [NAN, 12210044.52211538, 254787.01890885909, 5317.46772333678, 110.97917351748016, 2.4181908366126033, 0.695263220772956, 576790.4521041715, 12145.302470782013, 253.47732127374226, 5.327951389426933, 0.6765878608755179, 1.0298202789570585, 1.3348382188775243];
+
+#[test]
+fn default_std_matches_pandas_after_an_outlier_and_a_level_change() {
+    let xs = hostile();
+    let (mut all, mut exact) = (0.0_f64, 0.0_f64);
+    for (com, adjust, want, truth) in [
+        (9.0, false, &HOSTILE_COM9_REC_STD, None),
+        (9.0, true, &HOSTILE_COM9_ADJ_STD, None),
+        (
+            2.5,
+            false,
+            &HOSTILE_COM25_REC_STD,
+            Some(&HOSTILE_COM25_REC_STD_EXACT),
+        ),
+        (
+            2.5,
+            true,
+            &HOSTILE_COM25_ADJ_STD,
+            Some(&HOSTILE_COM25_ADJ_STD_EXACT),
+        ),
+    ] {
+        let m = Momentum::from_com(com).unwrap();
+        let mut ew = if adjust {
+            EwVariance::adjusted(m).unwrap()
+        } else {
+            EwVariance::new(m).unwrap()
+        };
+        let mut got = Vec::new();
+        for (i, &x) in xs.iter().enumerate() {
+            ew.push(x);
+            if HOSTILE_AT.contains(&i) {
+                got.push(ew.unbiased_std_dev());
+            }
+        }
+        let w = worst(&got, want, "std()");
+        eprintln!("com={com} adjust={adjust}: std() within {w:e} of pandas");
+        all = all.max(w);
+        if let Some(truth) = truth {
+            let e = worst(&got, truth, "std() exact");
+            eprintln!("com={com} adjust={adjust}: std() within {e:e} of exact");
+            exact = exact.max(e);
+        }
+    }
+    assert!(all <= 2e-10 && exact <= 1e-12, "{all:e} {exact:e}");
+}

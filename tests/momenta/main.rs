@@ -64,10 +64,22 @@ mod norm_passes;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;
+/// Values recorded from pandas for `quantiles`.
+mod pandas_quantiles;
 /// Values recorded from pandas for `signals`.
 mod pandas_signals;
+/// Values recorded from pandas for `time_windows`.
+mod pandas_time;
+/// Every `interpolation` of pandas' rolling and time-based quantiles, bit
+/// for bit, and the naive sort under every option.
+mod quantiles;
+/// A failed restore names the field and the value it could not read.
+mod restore_errors;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
+/// The whole-series slice APIs against the push loop, pandas and hostile
+/// data.
+mod series;
 /// `Skewness` and `Kurtosis` against exact values and scipy/pandas.
 mod shape;
 /// The laws of `Skewness`, `Kurtosis` and `MinMax`, 10 000 quickcheck
@@ -76,6 +88,9 @@ mod shape_laws;
 /// Rolling min/max, quantiles, time windows and skipped NaN against
 /// pandas, naive recomputation and quickcheck.
 mod signals;
+/// Time windows' `closed` ends, the time-based quantile and the z-score of
+/// a reading against a window or an EW statistic, against pandas.
+mod time_windows;
 /// `WeightedMean` and `WeightedVariance` against exact and numpy values,
 /// their laws, hostile weights and checkpoints.
 mod weighted;

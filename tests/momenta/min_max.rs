@@ -216,7 +216,8 @@ fn serde_form_is_the_documented_fixture() {
     let err =
         serde_json::from_str::<MinMax<f64>>(r#"{"count":3,"min":4.0,"max":2.5}"#).unwrap_err();
     assert!(
-        err.to_string().contains("min 4 must not be above max 2.5"),
+        err.to_string()
+            .contains("min 4.0 must not be above max 2.5"),
         "{err}"
     );
 }

@@ -70,7 +70,7 @@ fn corrupt_state_is_rejected_with_a_reason() {
     }
     let err = serde_json::from_str::<Mean<f64>>(r#"{"count":0,"mean":5.0}"#).unwrap_err();
     assert!(
-        err.to_string().contains("count is 0 but mean is 5"),
+        err.to_string().contains("count is 0 but mean is 5.0"),
         "{err}"
     );
 }
@@ -149,7 +149,10 @@ fn invalid_parts_are_rejected_with_a_reason() {
         m2,
     };
     let bad = [
-        (parts(3, 1.0, 0.0, -1.0), "m2 must be non-negative, got -1"),
+        (
+            parts(3, 1.0, 0.0, -1.0),
+            "m2 must be non-negative, got -1.0",
+        ),
         (
             parts(0, 1.0, 0.0, 0.0),
             "count is 0 but the moments are not",
@@ -176,7 +179,7 @@ fn invalid_parts_are_rejected_with_a_reason() {
         mean: 5.0,
     })
     .unwrap_err();
-    assert_eq!(err.to_string(), "invalid state: count is 0 but mean is 5");
+    assert_eq!(err.to_string(), "invalid state: count is 0 but mean is 5.0");
 }
 
 /// The serialized forms are stable from this version: these strings are

@@ -572,12 +572,9 @@ fn parameters_out_of_range_are_errors() {
             .with_min_periods(3)
             .is_ok()
     );
-    assert!(
-        TimeWindow::<f64>::new(1.0)
-            .unwrap()
-            .with_min_periods(1000)
-            .is_ok()
-    );
+    // A time window can reach any count: no error to give.
+    let w = TimeWindow::<f64>::new(1.0).unwrap().with_min_periods(1000);
+    assert!(!w.is_ready());
 }
 
 #[test]
@@ -694,5 +691,91 @@ fn serde_round_trips_continue_alike_and_corrupt_state_is_rejected() {
     for (json, message) in bad_tw {
         let e = serde_json::from_str::<TimeWindow<f64>>(json).unwrap_err();
         assert!(e.to_string().contains(message), "{json}: {e}");
+    }
+}
+
+// pandas 3.1.1:
+//   s = pd.Series(DEFAULT_XS)
+//   s.rolling(3).mean() / .var() / .min() / .median()         (min_periods=3)
+//   s.rolling(3, min_periods=1).mean() / .min() / .median()
+//   s.rolling(3, min_periods=1).var()                          (first: NaN)
+const DEFAULT_XS: [f64; 10] = [4.0, 8.0, 6.0, -1.0, -2.0, -3.0, -1.0, 3.0, 4.0, 5.0];
+const NAN: f64 = f64::NAN;
+#[rustfmt::skip]
+const PD_MEAN_3: [f64; 10] = [NAN, NAN, 6.0, 4.333333333333333, 1.0, -2.0, -2.0, -0.3333333333333333, 2.0, 4.0];
+#[rustfmt::skip]
+const PD_VAR_3: [f64; 10] = [NAN, NAN, 4.0, 22.333333333333336, 19.000000000000007, 1.0000000000000155, 1.0000000000000155, 9.333333333333345, 7.000000000000005, 0.9999999999999996];
+#[rustfmt::skip]
+const PD_MIN_3: [f64; 10] = [NAN, NAN, 4.0, -1.0, -2.0, -3.0, -3.0, -3.0, -1.0, 3.0];
+#[rustfmt::skip]
+const PD_MEDIAN_3: [f64; 10] = [NAN, NAN, 6.0, 6.0, -1.0, -2.0, -2.0, -1.0, 3.0, 4.0];
+#[rustfmt::skip]
+const PD_MEAN_3_MP1: [f64; 10] = [4.0, 6.0, 6.0, 4.333333333333333, 1.0, -2.0, -2.0, -0.3333333333333333, 2.0, 4.0];
+#[rustfmt::skip]
+const PD_VAR_3_MP1: [f64; 10] = [NAN, 8.0, 4.0, 22.333333333333336, 19.000000000000007, 1.0000000000000155, 1.0000000000000155, 9.333333333333345, 7.000000000000005, 0.9999999999999996];
+#[rustfmt::skip]
+const PD_MIN_3_MP1: [f64; 10] = [4.0, 4.0, 4.0, -1.0, -2.0, -3.0, -3.0, -3.0, -1.0, 3.0];
+#[rustfmt::skip]
+const PD_MEDIAN_3_MP1: [f64; 10] = [4.0, 6.0, 6.0, 6.0, -1.0, -2.0, -2.0, -1.0, 3.0, 4.0];
+
+/// Both missing, or within the documented few ulps of the largest value
+/// (8): where pandas' mean of (−3, −1, 3) is −1/3 rounded, the window's is
+/// 2 ulps below.
+fn near(got: Option<f64>, want: f64) -> bool {
+    match got {
+        None => want.is_nan(),
+        Some(g) => (g - want).abs() <= 4.0 * f64::EPSILON * 8.0,
+    }
+}
+
+/// Runs the four count windows of 3 over `DEFAULT_XS` and checks them
+/// against pandas' columns: minimum and median equal, the mean near, the
+/// variance within 2e-14 (pandas' running sums leave 1.55e-14 on the
+/// exact 1).
+fn check_count_windows(min_periods: Option<usize>, want: [&[f64; 10]; 4]) {
+    let set = |n: Option<usize>| n.unwrap_or(1);
+    let mut mean = MovingAverage::new(3).unwrap();
+    let mut var = MovingVariance::new(3).unwrap();
+    let mut mm = MovingMinMax::new(3).unwrap();
+    let mut median = MovingQuantile::median(3).unwrap();
+    if let Some(n) = min_periods {
+        mean = mean.with_min_periods(n).unwrap();
+        var = var.with_min_periods(n).unwrap();
+        mm = mm.with_min_periods(n).unwrap();
+        median = median.with_min_periods(n).unwrap();
+    }
+    for (i, &x) in DEFAULT_XS.iter().enumerate() {
+        mean.push(x);
+        var.push(x);
+        mm.push(x);
+        median.push(x);
+        let ready = i + 1 >= set(min_periods);
+        assert_eq!(mean.is_ready(), ready);
+        assert!(near(mean.mean(), want[0][i]), "mean at {i}");
+        assert!(rel_err(var.sample_variance(), want[1][i], "var", i) <= 2e-14);
+        assert!(same(mm.min(), want[2][i]), "min at {i}");
+        assert!(same(median.quantile(), want[3][i]), "median at {i}");
+    }
+}
+
+#[test]
+fn count_windows_answer_from_the_first_value_and_min_periods_window_is_pandas_default() {
+    // The default, pinned: min_periods = 1, pandas' rolling(3, min_periods=1).
+    check_count_windows(
+        None,
+        [
+            &PD_MEAN_3_MP1,
+            &PD_VAR_3_MP1,
+            &PD_MIN_3_MP1,
+            &PD_MEDIAN_3_MP1,
+        ],
+    );
+    // pandas' own default, rolling(3): with_min_periods(3).
+    check_count_windows(Some(3), [&PD_MEAN_3, &PD_VAR_3, &PD_MIN_3, &PD_MEDIAN_3]);
+    // The time window's default is pandas' too: min_periods = 1.
+    let mut w = TimeWindow::new(3.0).unwrap();
+    for (i, &x) in DEFAULT_XS.iter().enumerate() {
+        w.push_at(i as f64, x).unwrap();
+        assert!(near(w.mean(), PD_MEAN_3_MP1[i]), "time window at {i}");
     }
 }

@@ -538,11 +538,11 @@ fn corrupt_engines_are_rejected() {
         ),
         (
             &|s| s["engine"]["sums"]["m2"]["value"] = "0.75".into(),
-            "m2 0.75 does not match the values",
+            "engine.sums.m2.value 0.75 does not match the values",
         ),
         (
             &|s| s["engine"]["sums"]["scale"] = "0.75".into(),
-            "sum scale must be a power of two in (0, 1]",
+            "engine.sums.scale must be a power of two in (0, 1]",
         ),
         (
             &|s| s["engine"]["sums"]["lo_churn"] = "1e30".into(),

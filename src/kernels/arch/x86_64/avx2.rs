@@ -407,7 +407,7 @@ struct F16cStep;
 /// Four rows' `lanes` (at most [`ROW_STEP`]) widened by F16C into `buf`;
 /// the number of lanes.
 ///
-/// Reached only from the steps of [`F16cStep`], inside kernels whose
+/// Reached only from the steps of `F16cStep`, inside kernels whose
 /// caller guarantees F16C.
 #[cfg(feature = "half")]
 #[inline(always)]
@@ -1007,7 +1007,7 @@ pub(in crate::kernels::arch) unsafe fn grad_rows<S: Element>(
 }
 
 /// The body of [`grad_rows`] and [`grad_rows_avx512`], compiled into each:
-/// `f16` rows widen each step by F16C ([`F16cStep`]), every other type
+/// `f16` rows widen each step by F16C (`F16cStep`), every other type
 /// value by value.
 ///
 /// # Safety

@@ -1,0 +1,43 @@
+//! Whole series at once: a slice pushed through a window, with the
+//! statistic after every push written out, one module per algorithm.
+//!
+//! Every `*_series` method of a window is a thin call into one of these,
+//! and each leaves the window exactly as pushing the values one by one
+//! would, with every value the push loop's bit for bit: the slice path is
+//! a fast way to push, not a separate state.
+//!
+//! - [`sums`]: the add/remove engine ([`Window`](super::window::Window)) of
+//!   `MovingAverage` and `MovingVariance`, driven over a slice. Between two
+//!   wraps of the ring's head every push of a full window of finite values
+//!   is a replacement; those runs go through one tight loop that does the
+//!   push's own arithmetic, in its order, with the sums in registers, and
+//!   the ring takes the run in one copy. The wrap itself takes the push's
+//!   steps for that case; everything else (filling, non-finite values, a
+//!   refresh, a rebuild) is the push itself.
+//! - [`extremes`]: the minimum and maximum by van Herk and Gil-Werman's
+//!   blocks (a prefix and a suffix extreme per block of `window` values;
+//!   each output is the extreme of one suffix and one prefix), three
+//!   comparisons a value whatever the window, on integer keys in the
+//!   deques' order (`−0.0 < +0.0`).
+//! - [`sorted`]: a quantile from the window kept as a sorted array of
+//!   those keys: the leaving value's place found (by counting, or by
+//!   binary search from 33 values), the entering value walked or moved
+//!   into place. Every window while filling or with NaN about goes through
+//!   it; once full, windows of up to six values are sorted afresh by a
+//!   sorting network at each push instead.
+//! - [`sorted_blocks`]: from a window of 128, the full windows of a
+//!   stretch without NaN by Suomela's sorted blocks: each block of
+//!   `window` values sorted once and kept as a linked list, two cursors
+//!   splitting the window at the quantile's rank.
+//!
+//! The order-statistics windows (`MovingMinMax`, `MovingQuantile`) keep
+//! derived structures (deques, ordered sets) that depend only on the
+//! values in the window and their numbers, so after a series they are
+//! rebuilt from the last window (O(window), as a checkpoint restores them);
+//! a slice shorter than half the window (or than 64 values) goes through
+//! the push loop instead.
+
+pub(crate) mod extremes;
+pub(crate) mod sorted;
+pub(crate) mod sorted_blocks;
+pub(crate) mod sums;

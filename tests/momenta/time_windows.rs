@@ -1,0 +1,435 @@
+//! pandas' time windows beyond the default: `closed` = right, left, both,
+//! neither (equal timestamps included), the quantile and median over a
+//! span of time (every `interpolation`, bit for bit), and the z-score of a
+//! reading against the window or EW statistic before it, pandas'
+//! `(x - m.shift()) / s.shift()`; all against values recorded from pandas
+//! on a series with equal times, gaps, outliers of 1e6 and −1e5, a flat
+//! stretch and a level change to −3e6.
+
+use crate::pandas_time as pd;
+use crate::support::{SplitMix, two_pass};
+use momenta::{
+    Closed, EwVariance, Interpolation, Momentum, MovingVariance, TimeQuantile, TimeWindow,
+};
+
+/// Millisecond times 0 to 1.5 s apart, one step in five 0 (299 equal
+/// times), a gap of 15 s one step in 97; values a random walk read to the
+/// nearest 1/4 around 20 (ties), outliers of +1e6 and −1e5 one in 61 each,
+/// exactly 20 from the 600th to the 699th, and 3e6 lower from the 1000th.
+/// The recording script's recipe (Python's `round` rounds halfway to even).
+fn series() -> Vec<(f64, f64)> {
+    let mut r = SplitMix(12);
+    let (mut t, mut walk) = (0_u64, 0.0_f64);
+    (0..1500)
+        .map(|i| {
+            let k = r.next_u64();
+            t += if k.is_multiple_of(5) {
+                0
+            } else if k % 97 == 1 {
+                15_000
+            } else {
+                (k >> 20) % 1500
+            };
+            walk += r.signed_unit();
+            let mut x = 20.0 + (walk * 4.0).round_ties_even() / 4.0;
+            let flat = (600..700).contains(&i);
+            if flat {
+                x = 20.0;
+            }
+            let k2 = r.next_u64();
+            if !flat && k2.is_multiple_of(61) {
+                x += 1e6;
+            } else if !flat && k2 % 61 == 1 {
+                x -= 1e5;
+            }
+            if i >= 1000 {
+                x -= 3e6;
+            }
+            (t as f64, x)
+        })
+        .collect()
+}
+
+#[test]
+fn the_generator_matches_the_recording_script() {
+    let s = series();
+    assert_eq!(&s[..3], &[(233.0, 21.0), (923.0, 21.5), (1941.0, 22.0)]);
+    assert_eq!(s.windows(2).filter(|p| p[0].0 == p[1].0).count(), 299);
+    assert_eq!(s[1499].0, 1_065_282.0);
+}
+
+fn same_bits(got: f64, want: f64) -> bool {
+    got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan())
+}
+
+#[test]
+fn the_quantile_over_time_equals_pandas_bit_for_bit() {
+    let s = series();
+    let cases: [(Interpolation, &[f64]); 5] = [
+        (Interpolation::Linear, &pd::Q30_10S_LINEAR),
+        (Interpolation::Lower, &pd::Q30_10S_LOWER),
+        (Interpolation::Higher, &pd::Q30_10S_HIGHER),
+        (Interpolation::Nearest, &pd::Q30_10S_NEAREST),
+        (Interpolation::Midpoint, &pd::Q30_10S_MIDPOINT),
+    ];
+    for (how, want) in cases {
+        let mut q = TimeQuantile::new(10_000.0, 0.3)
+            .unwrap()
+            .with_interpolation(how);
+        for (i, &(t, x)) in s.iter().enumerate() {
+            let got = q.push_at(t, x).unwrap();
+            assert!(same_bits(got, q.quantile().unwrap()));
+            if i % pd::STEP == 0 {
+                let w = want[i / pd::STEP];
+                assert!(same_bits(got, w), "{how:?} at {i}: {got} vs pandas {w}");
+            }
+        }
+    }
+    let mut median = TimeQuantile::median(10_000.0).unwrap();
+    for (i, &(t, x)) in s.iter().enumerate() {
+        let got = median.push_at(t, x).unwrap();
+        if i % pd::STEP == 0 {
+            let w = pd::MEDIAN_10S[i / pd::STEP];
+            assert!(same_bits(got, w), "median at {i}: {got} vs pandas {w}");
+        }
+    }
+}
+
+type Columns = [&'static [f64]; 7];
+
+const CLOSED: [(Closed, Columns); 4] = [
+    (
+        Closed::Right,
+        [
+            &pd::COUNT_3S_RIGHT,
+            &pd::MEAN_3S_RIGHT,
+            &pd::VAR_3S_RIGHT,
+            &pd::MIN_3S_RIGHT,
+            &pd::MAX_3S_RIGHT,
+            &pd::MEDIAN_3S_RIGHT,
+            &pd::Q90_3S_RIGHT_NEAREST,
+        ],
+    ),
+    (
+        Closed::Left,
+        [
+            &pd::COUNT_3S_LEFT,
+            &pd::MEAN_3S_LEFT,
+            &pd::VAR_3S_LEFT,
+            &pd::MIN_3S_LEFT,
+            &pd::MAX_3S_LEFT,
+            &pd::MEDIAN_3S_LEFT,
+            &pd::Q90_3S_LEFT_NEAREST,
+        ],
+    ),
+    (
+        Closed::Both,
+        [
+            &pd::COUNT_3S_BOTH,
+            &pd::MEAN_3S_BOTH,
+            &pd::VAR_3S_BOTH,
+            &pd::MIN_3S_BOTH,
+            &pd::MAX_3S_BOTH,
+            &pd::MEDIAN_3S_BOTH,
+            &pd::Q90_3S_BOTH_NEAREST,
+        ],
+    ),
+    (
+        Closed::Neither,
+        [
+            &pd::COUNT_3S_NEITHER,
+            &pd::MEAN_3S_NEITHER,
+            &pd::VAR_3S_NEITHER,
+            &pd::MIN_3S_NEITHER,
+            &pd::MAX_3S_NEITHER,
+            &pd::MEDIAN_3S_NEITHER,
+            &pd::Q90_3S_NEITHER_NEAREST,
+        ],
+    ),
+];
+
+/// The relative error of `got` against `want`, both present or both
+/// missing (pandas' NaN).
+fn rel(got: Option<f64>, want: f64, what: &str, i: usize) -> f64 {
+    match got {
+        None => {
+            assert!(want.is_nan(), "{what} at {i}: None, pandas {want}");
+            0.0
+        }
+        Some(g) if g == want => 0.0,
+        Some(g) => {
+            assert!(!want.is_nan(), "{what} at {i}: {g}, pandas NaN");
+            ((g - want) / want).abs()
+        }
+    }
+}
+
+#[test]
+fn every_closed_end_matches_pandas_with_equal_timestamps() {
+    let s = series();
+    for (closed, [count, mean, var, min, max, median, q90]) in CLOSED {
+        let mut w = TimeWindow::new(3000.0).unwrap().with_closed(closed);
+        let mut med = TimeQuantile::median(3000.0).unwrap().with_closed(closed);
+        let mut p90 = TimeQuantile::new(3000.0, 0.9)
+            .unwrap()
+            .with_closed(closed)
+            .with_interpolation(Interpolation::Nearest);
+        let (mut worst_mean, mut worst_var, mut worst_exact) = (0.0_f64, 0.0_f64, 0.0_f64);
+        let (mut pandas_worst, mut compared) = (0.0_f64, 0);
+        for (i, &(t, x)) in s.iter().enumerate() {
+            w.push_at(t, x).unwrap();
+            let m = med.push_at(t, x).unwrap();
+            let p = p90.push_at(t, x).unwrap();
+            // The window holds what pandas' would: the samples before the
+            // newest (open on the right: not those at its time), within
+            // the span by the chosen ends.
+            let inside: Vec<f64> = s[..=i]
+                .iter()
+                .filter(|&&(u, _)| {
+                    let age = t - u;
+                    let left = match closed {
+                        Closed::Left | Closed::Both => age <= 3000.0,
+                        _ => age < 3000.0,
+                    };
+                    let right = matches!(closed, Closed::Right | Closed::Both) || u < t;
+                    left && right
+                })
+                .map(|&(_, x)| x)
+                .collect();
+            assert!(
+                w.iter().map(|s| s.1).eq(inside.iter().copied()),
+                "{closed:?} at {i}"
+            );
+            assert_eq!(med.len(), inside.len());
+            let exact = (inside.len() > 1).then(|| {
+                let (_, m2) = two_pass(&inside);
+                m2 / (inside.len() - 1) as f64
+            });
+            if let Some(exact) = exact.filter(|&e| e > 0.0) {
+                let e = ((w.sample_variance().unwrap() - exact) / exact).abs();
+                worst_exact = worst_exact.max(e);
+            }
+            if i % pd::STEP != 0 {
+                continue;
+            }
+            let k = i / pd::STEP;
+            let what = format!("{closed:?}");
+            let n = if count[k].is_nan() { 0.0 } else { count[k] };
+            assert_eq!(w.len() as f64, n, "{what} count at {i}");
+            worst_mean = worst_mean.max(rel(w.mean(), mean[k], "mean", i));
+            // pandas adds and removes values without ever recomputing, so
+            // after a 1e6 outlier has left its variance can be off in the
+            // second digit: it is compared where it is within 1e-12 of the
+            // two-pass, and the two-pass judges everywhere.
+            let v = rel(w.sample_variance(), var[k], "var", i);
+            if let Some(exact) = exact.filter(|&e| e > 0.0) {
+                let theirs = ((var[k] - exact) / exact).abs();
+                pandas_worst = pandas_worst.max(theirs);
+                if theirs <= 1e-12 {
+                    worst_var = worst_var.max(v);
+                    compared += 1;
+                }
+            }
+            assert!(
+                same_bits(w.min().unwrap_or(f64::NAN), min[k]),
+                "{what} min at {i}"
+            );
+            assert!(
+                same_bits(w.max().unwrap_or(f64::NAN), max[k]),
+                "{what} max at {i}"
+            );
+            assert!(
+                same_bits(m, median[k]),
+                "{what} median at {i}: {m} vs {}",
+                median[k]
+            );
+            assert!(same_bits(p, q90[k]), "{what} q90 at {i}: {p} vs {}", q90[k]);
+        }
+        eprintln!(
+            "closed {closed:?}: mean within {worst_mean:e} of pandas; variance within \
+             {worst_var:e} of pandas at the {compared} outputs where pandas is within 1e-12 of \
+             the two-pass; against the two-pass: ours {worst_exact:e} (every push), pandas \
+             {pandas_worst:e}"
+        );
+        assert!(worst_mean <= 1e-15 && worst_var <= 1e-12 && worst_exact <= 1e-12);
+        assert!(compared >= 20, "{compared}");
+    }
+}
+
+/// Compares z-scores with pandas' at the recorded outputs: `None` where
+/// pandas' is NaN or ±∞ (a spread of 0, or fewer than two values), or
+/// where the window is flat and pandas divides by the rounding error its
+/// running sums left (|z| > 1e9, or 0 for a reading at the flat level). pandas' rolling variance adds and
+/// removes values without recomputing, so after an outlier of 1e6 has left
+/// it can be off in the fifth digit; the values are compared (within
+/// `tol`) where pandas is within 1e-12 of the two-pass (`naive`, `None` to
+/// compare everywhere). Errors are relative above 1 and absolute below.
+/// Returns the worst error, the number compared, and pandas' worst error
+/// against the two-pass.
+fn check_z(
+    got: &[Option<f64>],
+    flat: &[bool],
+    naive: Option<&[Option<f64>]>,
+    want: &[f64],
+    tol: f64,
+    what: &str,
+) -> (f64, usize, f64) {
+    let (mut worst, mut compared, mut pandas_worst) = (0.0_f64, 0, 0.0_f64);
+    // Relative above 1, absolute below: a z-score near 0 is a difference
+    // of two close numbers, which no one gets to more digits than that.
+    let rel = |a: f64, b: f64| {
+        if a == b {
+            0.0
+        } else {
+            (a - b).abs() / b.abs().max(1.0)
+        }
+    };
+    for (k, &w) in want.iter().enumerate() {
+        let i = k * pd::STEP;
+        match got[i] {
+            None => assert!(
+                !w.is_finite() || (flat[i] && (w.abs() > 1e9 || w == 0.0)),
+                "{what} at {i}: None, pandas {w}"
+            ),
+            Some(g) => {
+                assert!(w.is_finite(), "{what} at {i}: {g}, pandas {w}");
+                if let Some(n) = naive.and_then(|n| n[i]) {
+                    pandas_worst = pandas_worst.max(rel(w, n));
+                    if rel(w, n) > 1e-12 {
+                        continue;
+                    }
+                }
+                let e = rel(g, w);
+                assert!(e <= tol, "{what} at {i}: {g} vs pandas {w}: {e:e}");
+                worst = worst.max(e);
+                compared += 1;
+            }
+        }
+    }
+    (worst, compared, pandas_worst)
+}
+
+/// The naive z-score of `x` against `window`: `None` below two values or
+/// when they are all equal.
+fn naive_z(window: &[f64], x: f64) -> Option<f64> {
+    if window.len() < 2 || window.iter().all(|&v| v == window[0]) {
+        return None;
+    }
+    let (mean, m2) = two_pass(window);
+    Some((x - mean) / (m2 / (window.len() - 1) as f64).sqrt())
+}
+
+#[test]
+fn z_scores_against_the_window_before_the_reading_match_pandas() {
+    let s = series();
+    let xs: Vec<f64> = s.iter().map(|p| p.1).collect();
+
+    // Count window of 20: pandas' rolling(20, min_periods=1).
+    let mut v = MovingVariance::new(20).unwrap();
+    let (mut got, mut flat, mut naive) = (Vec::new(), Vec::new(), Vec::new());
+    let mut worst_naive = 0.0_f64;
+    for (i, &x) in xs.iter().enumerate() {
+        let window = &xs[i.saturating_sub(20)..i];
+        let z = v.z_score(x);
+        naive.push(naive_z(window, x));
+        match (z, naive_z(window, x)) {
+            (None, None) => {}
+            (Some(z), Some(n)) => worst_naive = worst_naive.max(((z - n) / n).abs()),
+            other => panic!("count window at {i}: {other:?}"),
+        }
+        got.push(z);
+        flat.push(window.len() > 1 && window.iter().all(|&w| w == window[0]));
+        v.push(x);
+    }
+    let (worst, n, theirs) = check_z(
+        &got,
+        &flat,
+        Some(&naive),
+        &pd::Z_ROLLING_20,
+        2e-12,
+        "count window",
+    );
+    eprintln!(
+        "rolling(20): z within {worst:e} of pandas at {n} outputs where pandas is within 1e-12 \
+         of the two-pass (pandas: within {theirs:e}); ours within {worst_naive:e} of the \
+         two-pass at every push"
+    );
+    assert!(worst_naive <= 1e-12 && n >= 20, "{n}");
+
+    // Time window of 5 s: pandas' rolling("5s").
+    let mut w = TimeWindow::new(5000.0).unwrap();
+    let (mut got, mut flat, mut naive) = (Vec::new(), Vec::new(), Vec::new());
+    let mut worst_naive = 0.0_f64;
+    for (i, &(t, x)) in s.iter().enumerate() {
+        let window: Vec<f64> = w.iter().map(|p| p.1).collect();
+        let z = w.z_score(x);
+        naive.push(naive_z(&window, x));
+        match (z, naive_z(&window, x)) {
+            (None, None) => {}
+            (Some(z), Some(n)) => {
+                worst_naive = worst_naive.max(if z == n { 0.0 } else { ((z - n) / n).abs() });
+            }
+            other => panic!("time window at {i}: {other:?}"),
+        }
+        got.push(z);
+        flat.push(window.len() > 1 && window.iter().all(|&v| v == window[0]));
+        w.push_at(t, x).unwrap();
+    }
+    let (worst, n, theirs) = check_z(
+        &got,
+        &flat,
+        Some(&naive),
+        &pd::Z_ROLLING_5S,
+        2e-12,
+        "time window",
+    );
+    eprintln!(
+        "rolling(\"5s\"): z within {worst:e} of pandas at {n} outputs where pandas is within \
+         1e-12 of the two-pass (pandas: within {theirs:e}); ours within {worst_naive:e} of the \
+         two-pass at every push"
+    );
+    assert!(worst_naive <= 1e-12 && n >= 20, "{n}");
+
+    // EW: pandas' ewm(alpha=0.1, adjust=False).
+    let mut e = EwVariance::new(Momentum::Factor(0.1)).unwrap();
+    let mut got = Vec::new();
+    for &x in &xs {
+        got.push(e.z_score(x));
+        e.push(x);
+    }
+    let none = vec![false; xs.len()];
+    let (worst, n, _) = check_z(&got, &none, None, &pd::Z_EWM_01, 1e-11, "ewm");
+    eprintln!("ewm(alpha=0.1): z within {worst:e} of pandas at {n} outputs");
+    assert!(n > 80);
+}
+
+#[test]
+fn a_z_score_is_none_on_a_flat_window_and_nan_after_a_nan() {
+    let mut v = MovingVariance::new(3).unwrap();
+    assert_eq!(v.z_score(1.0), None);
+    v.push(5.0);
+    assert_eq!(v.z_score(1.0), None); // one value: no sample std
+    v.extend_from_slice(&[5.0, 5.0]);
+    assert_eq!(v.z_score(6.0), None); // flat: pandas gives +inf
+    v.push(f64::NAN);
+    assert!(v.z_score(6.0).unwrap().is_nan());
+    v.extend_from_slice(&[1.0, 3.0, 5.0]); // the NaN has left
+    assert_eq!(v.z_score(7.0), Some(2.0));
+    assert!(v.z_score(f64::NAN).unwrap().is_nan());
+    assert_eq!(v.z_score(f64::INFINITY), Some(f64::INFINITY));
+
+    let mut w = TimeWindow::new(10.0).unwrap().with_min_periods(3);
+    w.push_at(0.0, 1.0).unwrap();
+    w.push_at(1.0, 3.0).unwrap();
+    assert_eq!(w.z_score(7.0), None); // min_periods not met
+    w.push_at(2.0, 5.0).unwrap();
+    assert_eq!(w.z_score(7.0), Some(2.0));
+    w.push_at(3.0, f64::INFINITY).unwrap();
+    assert!(w.z_score(7.0).unwrap().is_nan());
+
+    let mut e = EwVariance::new(Momentum::Factor(0.5)).unwrap();
+    e.extend_from_slice(&[1.0, 3.0]);
+    assert!(e.z_score(5.0).is_some());
+    e.push(f64::NAN);
+    assert!(e.z_score(5.0).unwrap().is_nan()); // it was None before
+}
