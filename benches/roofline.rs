@@ -24,6 +24,9 @@
 extern crate alloc;
 
 mod common;
+#[cfg(feature = "half")]
+#[path = "roofline/norms.rs"]
+mod norms;
 
 use common::{data, data_f32, welford};
 use momenta::batchnorm::{BatchStats, GradSums, GroupNorm, InstanceNorm, LayerNorm, Layout};
@@ -330,6 +333,12 @@ fn main() {
     println!(
         "roofline: AVX2 sum of eight streams where the CPU has it; best of {reps}, alternated; {threads} rayon threads\n"
     );
+    // `MOMENTA_ROOFLINE_SECTION=norms`: the normalization layers alone.
+    #[cfg(feature = "half")]
+    if std::env::var("MOMENTA_ROOFLINE_SECTION").as_deref() == Ok("norms") {
+        norms::norms(reps);
+        return;
+    }
     println!("| path | against | ratio (> 1: faster) | kernel | roofline |");
     println!("|---|---|---:|---:|---:|");
 
@@ -624,6 +633,9 @@ fn main() {
             );
         }
     }
+
+    #[cfg(feature = "half")]
+    norms::norms(reps);
 
     // The push paths: values per second against the naive Welford loop.
     let xs = data(1 << 16, 1e6, 7);
