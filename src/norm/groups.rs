@@ -197,7 +197,7 @@ fn chunk_entries<T>(
 }
 
 /// Group normalization of `xs` (shape `layout`) into `out` in `F`, per
-/// channel `(x − mean)·scale + offset` as [`Normalizer`] computes it, with
+/// channel `(x − mean)·scale + offset` as [`Normalizer`](super::Normalizer) computes it, with
 /// the statistics of each chunk of samples taken just before (see
 /// [`fused`]); returns the statistics.
 ///

@@ -6,7 +6,7 @@
 //! takes the bits apart value by value, which held `f16` outputs to a
 //! thirtieth of a plain copy's speed. Here an `f64` is rounded to the
 //! format's precision by adding and subtracting a constant of its binade
-//! (a vector operation, see [`round_to`]), after which the conversion to
+//! (a vector operation, `round_to`), after which the conversion to
 //! `f32` and on to `f16` (F16C) or `bf16` (its upper half) is exact: the
 //! bits of one correct rounding, those of `Element::narrow`.
 
