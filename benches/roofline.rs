@@ -24,12 +24,15 @@
 extern crate alloc;
 
 mod common;
+#[cfg(feature = "half")]
+#[path = "roofline/norms.rs"]
+mod norms;
 
 use common::{data, data_f32, welford};
 use momenta::batchnorm::{BatchStats, GradSums, GroupNorm, InstanceNorm, LayerNorm, Layout};
 use momenta::{
-    Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingVariance,
-    Skewness, Variance, WeightedVariance,
+    Covariance, Ema, EwVariance, Kurtosis, Mean, MinMax, Momentum, MovingAverage, MovingStats,
+    MovingVariance, Skewness, Variance, WeightedVariance,
 };
 use multiversion::multiversion;
 use rayon::prelude::*;
@@ -330,6 +333,12 @@ fn main() {
     println!(
         "roofline: AVX2 sum of eight streams where the CPU has it; best of {reps}, alternated; {threads} rayon threads\n"
     );
+    // `MOMENTA_ROOFLINE_SECTION=norms`: the normalization layers alone.
+    #[cfg(feature = "half")]
+    if std::env::var("MOMENTA_ROOFLINE_SECTION").as_deref() == Ok("norms") {
+        norms::norms(reps);
+        return;
+    }
     println!("| path | against | ratio (> 1: faster) | kernel | roofline |");
     println!("|---|---|---:|---:|---:|");
 
@@ -625,6 +634,9 @@ fn main() {
         }
     }
 
+    #[cfg(feature = "half")]
+    norms::norms(reps);
+
     // The push paths: values per second against the naive Welford loop.
     let xs = data(1 << 16, 1e6, 7);
     let m = Momentum::Factor(0.1);
@@ -656,6 +668,18 @@ fn main() {
             .mean()
             .unwrap_or(0.0)
     });
+    push("`MovingMinMax::push`, window 1000", &|| {
+        push_all(momenta::MovingMinMax::new(1000).expect("valid"), &xs)
+            .max()
+            .unwrap_or(0.0)
+    });
+    for window in [1000, 20] {
+        push(&format!("`MovingStats::push`, window {window}"), &|| {
+            push_all(MovingStats::new(window).expect("valid"), &xs)
+                .mean()
+                .unwrap_or(0.0)
+        });
+    }
     let bundle = || {
         let b = (
             MovingAverage::new(20).expect("valid"),

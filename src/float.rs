@@ -7,6 +7,11 @@ mod sealed {
     pub trait Sealed: Sized {
         /// `xs` as the slice of the concrete type it is.
         fn elements(xs: &[Self]) -> Elements<'_>;
+
+        /// `xs` as the mutable slice of the concrete type it is: what the
+        /// kernels that write a slice of this type (a normalization's
+        /// output) need.
+        fn elements_mut(xs: &mut [Self]) -> ElementsMut<'_>;
     }
 
     /// A slice of one of the element types, by type.
@@ -24,10 +29,30 @@ mod sealed {
         Bf16(&'a [half::bf16]),
     }
 
+    /// A mutable slice of one of the element types, by type.
+    #[derive(Debug)]
+    pub enum ElementsMut<'a> {
+        /// A slice of `f32`.
+        F32(&'a mut [f32]),
+        /// A slice of `f64`.
+        F64(&'a mut [f64]),
+        /// A slice of IEEE half precision.
+        #[cfg(feature = "half")]
+        F16(&'a mut [half::f16]),
+        /// A slice of bfloat16.
+        #[cfg(feature = "half")]
+        Bf16(&'a mut [half::bf16]),
+    }
+
     impl Sealed for f32 {
         #[inline]
         fn elements(xs: &[f32]) -> Elements<'_> {
             Elements::F32(xs)
+        }
+
+        #[inline]
+        fn elements_mut(xs: &mut [f32]) -> ElementsMut<'_> {
+            ElementsMut::F32(xs)
         }
     }
 
@@ -35,6 +60,11 @@ mod sealed {
         #[inline]
         fn elements(xs: &[f64]) -> Elements<'_> {
             Elements::F64(xs)
+        }
+
+        #[inline]
+        fn elements_mut(xs: &mut [f64]) -> ElementsMut<'_> {
+            ElementsMut::F64(xs)
         }
     }
 
@@ -44,6 +74,11 @@ mod sealed {
         fn elements(xs: &[half::f16]) -> Elements<'_> {
             Elements::F16(xs)
         }
+
+        #[inline]
+        fn elements_mut(xs: &mut [half::f16]) -> ElementsMut<'_> {
+            ElementsMut::F16(xs)
+        }
     }
 
     #[cfg(feature = "half")]
@@ -51,6 +86,11 @@ mod sealed {
         #[inline]
         fn elements(xs: &[half::bf16]) -> Elements<'_> {
             Elements::Bf16(xs)
+        }
+
+        #[inline]
+        fn elements_mut(xs: &mut [half::bf16]) -> ElementsMut<'_> {
+            ElementsMut::Bf16(xs)
         }
     }
 
@@ -274,6 +314,8 @@ pub(crate) fn f16_bits_to_f32(h: u16) -> f32 {
 }
 
 pub(crate) use sealed::Elements;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+pub(crate) use sealed::ElementsMut;
 
 /// The floating-point types the accumulators work in: `f32` and `f64`.
 ///

@@ -24,6 +24,7 @@
 //! | excess kurtosis too (scipy's `kurtosis`, pandas' `.kurt()`) | [`Kurtosis`] |
 //! | smallest and largest value, NaN-aware, at memory speed | [`MinMax`] |
 //! | minimum, maximum, range of the last *n* samples | [`MovingMinMax`] |
+//! | mean, variance, min and max of the last *n* samples at once, from exact sums | [`MovingStats`] |
 //! | median or any quantile of the last *n* samples (a median filter, spikes removed), pandas' five interpolations | [`MovingQuantile`], [`Interpolation`] |
 //! | mean, variance, min, max of the last Δt of timestamped samples (pandas' `rolling("10s")`, any `closed`) | [`TimeWindow`], [`Closed`] |
 //! | median or any quantile of the last Δt (pandas' `rolling("10s").median()`) | [`TimeQuantile`] |
@@ -283,6 +284,9 @@
 //! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
 //! against the values on the way in: sums taken afresh from the values
 //! would round differently from sums that saw every value pass through.
+//! `MovingStats` on its exact integer sums takes them afresh, which gives
+//! them exactly (off them, it carries its compensated sums as
+//! `MovingVariance` does).
 //!
 //! ```
 //! # #[cfg(feature = "serde")]
@@ -410,8 +414,8 @@ pub use float::{Element, Float};
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{
-    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
-    TimeQuantile, TimeWindow,
+    Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingStats,
+    MovingVariance, TimeQuantile, TimeWindow,
 };
 
 /// The normalization layers' first name: every path through it

@@ -299,17 +299,88 @@ fn short_runs<S: Element>(
             .get(first * run..(first + out.len()) * run)
             .unwrap_or(&[]);
         let (mut s, mut q) = (vec![0.0; out.len()], vec![0.0; out.len()]);
-        arch::shifted_runs(path, runs, run, &mut s, &mut q);
+        arch::shifted_runs(path, runs, run, 0, &mut s, &mut q);
         let sums = s.iter().zip(&q);
         for ((m, x), (&s, &q)) in out.iter_mut().zip(runs.chunks_exact(run)).zip(sums) {
-            let k = x.first().map_or(0.0, |k| k.widen());
-            *m = from_sums(run, k, s, q);
-            if !(m.offset.is_finite() && m.m2.is_finite()) || shift_is_far(m) {
-                *m = run_moments(path, x);
-            }
+            *m = short_run(path, x, s, q);
         }
     });
     out
+}
+
+/// The moments of one short run `x` from its sums about its first value
+/// (`s`, `q` from [`arch::shifted_runs`]), or, when that value is far
+/// from the mean or a value is not finite, from the slice kernel's own
+/// run.
+#[inline]
+fn short_run<S: Element>(path: Path, run: &[S], sum: f64, squares: f64) -> Moments<f64> {
+    let shift = run.first().map_or(0.0, |k| k.widen());
+    let m = from_sums(run.len(), shift, sum, squares);
+    if !(m.offset.is_finite() && m.m2.is_finite()) || shift_is_far(&m) {
+        run_moments(path, run)
+    } else {
+        m
+    }
+}
+
+/// Bytes ahead at which [`extend_row_moments`]' short-runs loop asks for
+/// the lines of each of its four streams (see `arch::x86_64::runs`).
+const RUNS_AHEAD: usize = 4096;
+
+/// Appends to `out` the moments of every `run`-long row of `xs` (a
+/// partial row at the end is left out): the moments
+/// [`channel_moments`]`(xs, 1, rows, run)` gives them, bit for bit, when
+/// `xs` starts on an even row of that tensor (rows of [`PAIR_MIN`] values
+/// and more go two at a time). For a caller that takes a tensor's rows a
+/// chunk at a time, whose moments it uses while the chunk is in cache
+/// (a layer norm's statistics, and its normalization), with no vector of
+/// moments per chunk.
+pub(crate) fn extend_row_moments<S: Element>(xs: &[S], run: usize, out: &mut Vec<Moments<f64>>) {
+    let path = detect();
+    if run == 0 {
+        return;
+    }
+    let rows = || xs.chunks_exact(run);
+    if run < SHORT_RUN {
+        let n = xs.len() / run;
+        let (mut s, mut q) = (vec![0.0; n], vec![0.0; n]);
+        arch::shifted_runs(path, xs, run, RUNS_AHEAD, &mut s, &mut q);
+        out.extend(
+            rows()
+                .zip(&s)
+                .zip(&q)
+                .map(|((x, &s), &q)| short_run(path, x, s, q)),
+        );
+    } else if run < PAIR_MIN {
+        // Each run as the slice kernel's one block: its sums about its
+        // first value, four runs at a time, and taken again by the slice
+        // kernel's own run where that value was far or a sum not finite.
+        let n = xs.len() / run;
+        let (mut s, mut q) = (vec![0.0; n], vec![0.0; n]);
+        arch::shifted_long_runs(path, xs, run, RUNS_AHEAD, &mut s, &mut q);
+        out.extend(rows().zip(&s).zip(&q).map(|((x, &s), &q)| {
+            let m = from_sums(run, x.first().map_or(0.0, |k| k.widen()), s, q);
+            if !(m.offset.is_finite() && m.m2.is_finite()) || shift_is_far(&m) {
+                moments_on(path, Schedule::Sequential, x)
+            } else {
+                m
+            }
+        }));
+    } else {
+        let mut pairs = xs.chunks_exact(2 * run);
+        for (p, pair) in pairs.by_ref().enumerate() {
+            let (x, y) = pair.split_at(run);
+            if let Some(ahead) = xs.get((2 * p + 2) * run..(2 * p + 4) * run) {
+                let (a, b) = ahead.split_at(run);
+                arch::warm_pairs(path, a, b);
+            }
+            let m = comoments_on(path, Schedule::Sequential, x, y);
+            out.extend([m.x, m.y]);
+        }
+        if let Some(last) = pairs.remainder().get(..run) {
+            out.push(moments_on(path, Schedule::Sequential, last));
+        }
+    }
 }
 
 /// Per-channel moments on a given path and schedule: one body for the

@@ -25,6 +25,7 @@
 //!   they differ only in how the tree's subtrees are scheduled
 //!   ([`Schedule`]).
 
+pub(crate) mod affine;
 mod arch;
 mod bundle;
 mod channels;
@@ -43,9 +44,9 @@ pub(crate) use schedule::Schedule;
 pub(crate) use bundle::Sealed;
 pub use bundle::{BlockWalker, FromSlice};
 
-pub(crate) use channels::channel_moments;
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;
+pub(crate) use channels::{channel_moments, extend_row_moments};
 #[cfg(feature = "rayon")]
 pub(crate) use extremes::par_extremes;
 pub(crate) use extremes::{Extremes, block_extremes, extremes};
@@ -102,10 +103,27 @@ pub(crate) fn blocks(len: usize) -> usize {
     len.div_ceil(SLICE_BLOCK)
 }
 
+/// `x / n` for a count `n ≥ 1`, bit for bit as the division rounds it:
+/// by a multiplication when `n` is a power of two (the quotient and the
+/// product by `2⁻ᵉ` are the same exact value, rounded once alike), by the
+/// division otherwise. A division costs several multiplications, and a
+/// layer norm over rows of 32 or 128 values takes two a row.
+#[inline]
+pub(crate) fn divide_by_count(x: f64, n: u64) -> f64 {
+    if n.is_power_of_two() && n < 1 << 53 {
+        let e = u64::from(n.trailing_zeros());
+        x * f64::from_bits((1023 - e) << 52)
+    } else {
+        #[allow(clippy::cast_precision_loss, reason = "as `x / n as f64` rounds it")]
+        let n = n as f64;
+        x / n
+    }
+}
+
 /// Moments from shifted sums: `n` values, shift `k`, `s = Σd`, `q = Σd²`.
 #[inline]
 fn from_sums(count: usize, k: f64, s: f64, q: f64) -> Moments<f64> {
-    let offset = s / count as f64;
+    let offset = divide_by_count(s, count as u64);
     let m2 = q - s * offset;
     Moments {
         count: count as u64,

@@ -523,3 +523,57 @@ fn a_centre_that_leaves_the_shift_far_is_replaced_by_the_mean() {
     assert_eq!(summed_again(1.5, 1.5, sums, |_| true), 1.5);
     assert_eq!(*asked.borrow(), [1.0, 1.5]);
 }
+
+#[test]
+fn dividing_by_a_count_is_the_division_bit_for_bit() {
+    // Quotients of every size, subnormal ones (whose rounding the
+    // multiplication by 2⁻ᵉ must repeat), ±0, ±∞ and NaN, by powers of two
+    // and by other counts.
+    let mut rng = SplitMix(3);
+    let mut xs: Vec<f64> = (0..4000)
+        .map(|i| {
+            let e = i32::try_from(rng.next_u64() % 2000).unwrap_or(0) - 1000;
+            let v = rng.signed_unit() * 2f64.powi(e);
+            if i % 5 == 0 {
+                f64::from_bits(rng.next_u64() >> 12)
+            } else {
+                v
+            }
+        })
+        .collect();
+    xs.extend([
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+    ]);
+    for n in [
+        1_u64,
+        2,
+        3,
+        4,
+        32,
+        33,
+        128,
+        768,
+        4096,
+        1 << 40,
+        1 << 52,
+        1 << 53,
+        1 << 60,
+        u64::MAX,
+    ] {
+        for &x in &xs {
+            #[allow(clippy::cast_precision_loss, reason = "the reference")]
+            let want = x / n as f64;
+            let got = divide_by_count(x, n);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{x:e} / {n}: {got:e}, {want:e}"
+            );
+        }
+    }
+}

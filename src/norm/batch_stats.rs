@@ -93,8 +93,79 @@ fn mean_of(m: &Moments<f64>) -> f64 {
     m.mean().unwrap_or(f64::NAN)
 }
 
+/// The biased variance, `M2/n` (NaN with no values): `Moments::variance`,
+/// with the division by a power of two as a multiplication (the same
+/// bits).
 fn var_of(m: &Moments<f64>) -> f64 {
-    m.variance(0).unwrap_or(f64::NAN)
+    if m.count == 0 {
+        return f64::NAN;
+    }
+    crate::kernels::divide_by_count(m.m2(), m.count)
+}
+
+/// Statistics built a chunk of channels at a time (a layer norm's rows,
+/// the groups of a few samples): each chunk's means and variances are
+/// taken while its moments are in cache, and no vector is filled twice.
+/// Rows added by [`push_rows`](RowStats::push_rows) get the moments
+/// [`BatchStats::compute`] gives rows of that length, bit for bit, when
+/// every chunk but the last holds an even number of rows.
+pub(super) struct RowStats<F> {
+    count: u64,
+    moments: Vec<Moments<f64>>,
+    mean: Vec<F>,
+    var: Vec<F>,
+}
+
+impl<F: Float> RowStats<F> {
+    /// Room for `channels` channels of `count` values each.
+    pub(super) fn new(count: u64, channels: usize) -> Self {
+        Self {
+            count,
+            moments: Vec::with_capacity(channels),
+            mean: Vec::with_capacity(channels),
+            var: Vec::with_capacity(channels),
+        }
+    }
+
+    /// Adds the rows of `run` values of `xs` (whole rows) as channels and
+    /// returns their moments.
+    pub(super) fn push_rows<S: Element>(&mut self, xs: &[S], run: usize) -> &[Moments<f64>] {
+        let start = self.moments.len();
+        crate::kernels::extend_row_moments(xs, run, &mut self.moments);
+        self.rounded_from(start)
+    }
+
+    /// Adds channels of the given moments and returns them.
+    pub(super) fn push_moments(
+        &mut self,
+        moments: impl IntoIterator<Item = Moments<f64>>,
+    ) -> &[Moments<f64>] {
+        let start = self.moments.len();
+        self.moments.extend(moments);
+        self.rounded_from(start)
+    }
+
+    /// The means and variances of the channels from `start` on, and their
+    /// moments.
+    fn rounded_from(&mut self, start: usize) -> &[Moments<f64>] {
+        let added = self.moments.get(start..).unwrap_or(&[]);
+        self.mean
+            .extend(added.iter().map(|m| F::from_f64(mean_of(m))));
+        self.var
+            .extend(added.iter().map(|m| F::from_f64(var_of(m))));
+        added
+    }
+
+    /// The statistics of every channel added.
+    pub(super) fn finish(self) -> BatchStats<F> {
+        BatchStats {
+            count: self.count,
+            moments: self.moments,
+            mean: self.mean,
+            var: self.var,
+            poisoned: false,
+        }
+    }
 }
 
 impl<F: Float> BatchStats<F> {

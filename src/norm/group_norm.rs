@@ -2,8 +2,8 @@
 
 use super::backward::{AffineGrads, Backward};
 use super::groups::{
-    check_groups, group_grad_input, group_grad_sums, group_statistics, normalize_groups,
-    normalize_groups_wide,
+    check_groups, group_grad_input, group_grad_sums, group_statistics, normalize_fused,
+    normalize_fused_wide,
 };
 use super::{BatchStats, GradSums, Layout, checks};
 use crate::{Element, Error, Float};
@@ -197,9 +197,7 @@ impl<F: Float> GroupNorm<F> {
         beta: Option<&[F]>,
         out: &mut [F],
     ) -> Result<BatchStats<F>, Error> {
-        let stats = self.statistics(xs, layout)?;
-        normalize_groups(xs, layout, self.groups, &stats, self.eps, gamma, beta, out)?;
-        Ok(stats)
+        normalize_fused(xs, layout, self.groups, self.eps, gamma, beta, out)
     }
 
     /// Normalizes `xs` (shape `layout`, any [`Element`] type: `f16`/`bf16`
@@ -227,9 +225,7 @@ impl<F: Float> GroupNorm<F> {
         beta: Option<&[F]>,
         out: &mut [O],
     ) -> Result<BatchStats<F>, Error> {
-        let stats = self.statistics(xs, layout)?;
-        normalize_groups_wide(xs, layout, self.groups, &stats, self.eps, gamma, beta, out)?;
-        Ok(stats)
+        normalize_fused_wide(xs, layout, self.groups, self.eps, gamma, beta, out)
     }
 
     /// The backward sums of `pass`, in one pass over `xs` and `dy`: per

@@ -13,9 +13,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd, write_dx};
-use super::normalize::WideNormalizer;
-use super::{BatchStats, GradSums, Layout, Normalizer, checks};
+use super::batch_stats::RowStats;
+use super::normalize::{Centre, FUSED_VALUES, apply_entries};
+use super::{BatchStats, GradSums, Layout, checks};
 use crate::cumulative::moments::Moments;
+use crate::kernels::affine::{Affine, Pass, streams};
 use crate::{Element, Error, Float};
 
 /// Checks that `groups` is a valid group count for `channels`.
@@ -99,66 +101,191 @@ fn channel_moments<S: Element>(
     crate::kernels::channel_moments(xs, outer, channels, inner)
 }
 
-/// Normalizes every sample of `xs` (shape `layout`) into `out` with its
-/// groups' mean and biased variance from `stats` (as [`group_statistics`]
-/// returns them), and the per-channel `gamma` and `beta`.
+/// The argument checks of a fused normalization, in the order the
+/// statistics and then the normalization made them: the data, the
+/// groups, the output, eps, γ and β.
+#[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
+fn check_fused<S, O, F: Float>(
+    xs: &[S],
+    layout: Layout,
+    groups: usize,
+    eps: F,
+    gamma: Option<&[F]>,
+    beta: Option<&[F]>,
+    out: &[O],
+) -> Result<(), Error> {
+    layout.check(xs.len())?;
+    check_groups(groups, layout.channels())?;
+    if out.len() != xs.len() {
+        return Err(Error::length("output", xs.len(), out.len()));
+    }
+    checks::eps(eps)?;
+    checks::optional_channel_len("gamma", gamma, layout.channels())?;
+    checks::optional_channel_len("beta", beta, layout.channels())?;
+    Ok(())
+}
+
+/// The statistics of every group of every sample of `xs` (as
+/// [`group_statistics`] gives them, bit for bit), taken a chunk of samples
+/// at a time, with `each(chunk's moments, its values, its output, the
+/// chunks' length in bytes)` called on each chunk right after its
+/// statistics, while it is in cache: the tensor is read from memory once
+/// (and `each` may ask for the next chunk as it goes). A chunk is about
+/// [`FUSED_VALUES`] values of whole samples; channels first, an even
+/// number of groups (the pair kernel's pairs stay those of the whole
+/// tensor).
+///
+/// The caller has made [`check_fused`]'s checks.
+fn fused<S: Element, O, F: Float>(
+    xs: &[S],
+    layout: Layout,
+    groups: usize,
+    out: &mut [O],
+    mut each: impl FnMut(&[Moments<f64>], &[S], &mut [O], usize),
+) -> BatchStats<F> {
+    let (samples, positions) = (layout.samples(), layout.positions());
+    let width = layout.channels() / groups * layout.inner();
+    let per_sample = positions * groups * width;
+    let count = (positions as u64).saturating_mul(width as u64);
+    if per_sample == 0 {
+        return BatchStats::from_moments(count, vec![Moments::default(); samples * groups]);
+    }
+    let mut per_chunk = (FUSED_VALUES / per_sample).max(1);
+    if groups % 2 == 1 {
+        per_chunk = per_chunk.next_multiple_of(2);
+    }
+    let mut stats = RowStats::new(count, samples * groups);
+    let chunks = xs
+        .chunks(per_chunk * per_sample)
+        .zip(out.chunks_mut(per_chunk * per_sample));
+    let ahead = core::mem::size_of_val(xs.get(..per_chunk * per_sample).unwrap_or(xs));
+    for (x, y) in chunks {
+        let moments = if positions == 1 {
+            // Channels first: every group one run, as `group_statistics`
+            // reads the whole tensor.
+            stats.push_rows(x, width)
+        } else {
+            let sample = |s: &[S]| crate::kernels::channel_moments(s, positions, groups, width);
+            stats.push_moments(x.chunks_exact(per_sample).flat_map(sample))
+        };
+        each(moments, x, y, ahead);
+    }
+    stats.finish()
+}
+
+/// The channels' entries of a chunk of samples: for channel `c` of each
+/// sample, `entry(centre, √(var + eps), c)` of its group's moments.
+fn chunk_entries<T>(
+    moments: &[Moments<f64>],
+    groups: usize,
+    channels: usize,
+    eps: f64,
+    mut entry: impl FnMut(Centre, f64, usize) -> T,
+    out: &mut Vec<T>,
+) {
+    out.clear();
+    let per_group = channels / groups;
+    for sample in moments.chunks_exact(groups) {
+        for (g, m) in sample.iter().enumerate() {
+            let centre = Centre::of(m);
+            let root = num_traits::Float::sqrt(m.variance(0).unwrap_or(f64::NAN) + eps);
+            for c in g * per_group..(g + 1) * per_group {
+                out.push(entry(centre, root, c));
+            }
+        }
+    }
+}
+
+/// Group normalization of `xs` (shape `layout`) into `out` in `F`, per
+/// channel `(x − mean)·scale + offset` as [`Normalizer`](super::Normalizer) computes it, with
+/// the statistics of each chunk of samples taken just before (see
+/// [`fused`]); returns the statistics.
 ///
 /// # Errors
 ///
-/// Slices that do not hold `layout`, a bad group count, statistics of
-/// another shape, a bad eps or affine vector.
+/// Slices that do not hold `layout`, a bad group count, a bad eps or
+/// affine vector.
 #[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
-pub(super) fn normalize_groups<F: Float>(
+pub(super) fn normalize_fused<F: Float>(
     xs: &[F],
     layout: Layout,
     groups: usize,
-    stats: &BatchStats<F>,
     eps: F,
     gamma: Option<&[F]>,
     beta: Option<&[F]>,
     out: &mut [F],
-) -> Result<(), Error> {
-    layout.check(xs.len())?;
-    if out.len() != xs.len() {
-        return Err(Error::length("output", xs.len(), out.len()));
-    }
-    check_groups(groups, layout.channels())?;
-    stats.check_usable()?;
-    let expected = layout.samples() * groups;
-    if stats.channels() != expected {
-        return Err(Error::length(
-            "statistics groups",
-            expected,
-            stats.channels(),
-        ));
-    }
-    let channels = layout.channels();
-    let per_group = channels / groups;
-    let sample_layout = Layout::new(layout.positions(), channels, layout.inner())?;
-    let per_sample = sample_layout.len();
-    // A sample's groups' moments, one per channel: the normalizer takes
-    // each mean as its shift and offset (see `Centre`).
-    let spread = |groups: &[Moments<f64>]| -> Vec<Moments<f64>> {
-        (0..channels)
-            .map(|c| groups.get(c / per_group).copied().unwrap_or_default())
-            .collect()
+) -> Result<BatchStats<F>, Error> {
+    check_fused(xs, layout, groups, eps, gamma, beta, out)?;
+    let (channels, inner, positions) = (layout.channels(), layout.inner(), layout.positions());
+    let per_sample = positions * channels * inner;
+    let epsilon = eps.as_f64();
+    let param = |v: Option<&[F]>, c: usize, default: f64| {
+        v.and_then(|v| v.get(c)).map_or(default, |x| x.as_f64())
     };
-    // Checked once, also for an empty tensor: eps and the affine lengths.
-    checks::eps(eps)?;
-    checks::optional_channel_len("gamma", gamma, channels)?;
-    checks::optional_channel_len("beta", beta, channels)?;
-    if per_sample == 0 {
-        return Ok(());
+    let mut entries: Vec<(F, F, F)> = Vec::new();
+    let mut split: [Vec<F>; 3] = Default::default();
+    let stats = fused(xs, layout, groups, out, |moments, x, y, _| {
+        // `Normalizer`'s entries: the scale γ/√(var + eps) in `f64`, the
+        // mean rounded to `F` and what it leaves joining β.
+        let entry = |centre: Centre, root: f64, c: usize| {
+            let scale = param(gamma, c, 1.0) / root;
+            let (mean, offset) = centre.split::<F>(scale, param(beta, c, 0.0));
+            (mean, F::from_f64(scale), offset)
+        };
+        chunk_entries(moments, groups, channels, epsilon, entry, &mut entries);
+        // As three vectors, which the loops read in step (a vector of
+        // triples kept the channels-last loop from vectorising).
+        let [mean, scale, offset] = &mut split;
+        for v in [&mut *mean, &mut *scale, &mut *offset] {
+            v.clear();
+        }
+        for &(m, s, b) in &entries {
+            mean.push(m);
+            scale.push(s);
+            offset.push(b);
+        }
+        let [mean, scale, offset] = &split;
+        if positions == 1 {
+            apply_native([mean, scale, offset], x, inner, y);
+        } else {
+            let samples = x
+                .chunks_exact(per_sample)
+                .zip(y.chunks_exact_mut(per_sample));
+            for (n, (x, y)) in samples.enumerate() {
+                let range = n * channels..(n + 1) * channels;
+                let entries = [&mean[range.clone()], &scale[range.clone()], &offset[range]];
+                for (x, y) in x
+                    .chunks_exact(channels * inner)
+                    .zip(y.chunks_exact_mut(channels * inner))
+                {
+                    apply_native(entries, x, inner, y);
+                }
+            }
+        }
+    });
+    Ok(stats)
+}
+
+/// `(x − mean)·scale + offset` in `F` over runs of `inner` values, run `r`
+/// with entry `r` of `[mean, scale, offset]` (as [`Normalizer::apply`]
+/// computes it).
+///
+/// [`Normalizer::apply`]: super::Normalizer::apply
+fn apply_native<F: Float>(entries: [&[F]; 3], xs: &[F], inner: usize, out: &mut [F]) {
+    let [mean, scale, offset] = entries;
+    let params = mean.iter().zip(scale).zip(offset);
+    if inner == 1 {
+        for ((y, &x), ((&m, &s), &b)) in out.iter_mut().zip(xs).zip(params) {
+            *y = (x - m) * s + b;
+        }
+        return;
     }
-    let samples = xs
-        .chunks_exact(per_sample)
-        .zip(out.chunks_exact_mut(per_sample));
-    for (n, (x, y)) in samples.enumerate() {
-        let g = n * groups..(n + 1) * groups;
-        let moments = spread(stats.moments().get(g).unwrap_or(&[]));
-        Normalizer::from_moments(&moments, eps, gamma, beta)?.apply(x, sample_layout, y)?;
+    let runs = xs.chunks_exact(inner).zip(out.chunks_exact_mut(inner));
+    for ((x, y), ((&m, &s), &b)) in runs.zip(params) {
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y = (x - m) * s + b;
+        }
     }
-    Ok(())
 }
 
 /// The group of every channel of a sample, and the geometry of one
@@ -402,55 +529,67 @@ pub(super) fn group_grad_input<S: Element, O: Element, F: Float>(
     Ok(())
 }
 
-/// Normalizes every sample of `xs` into `out` in `f64`, each value rounded
-/// once to `O`: `(x − hi)·scale + (β − lo·scale)` with each group's mean
-/// as `hi + lo` (see [`Centre`](super::normalize::Centre)).
+/// Group normalization of `xs` (shape `layout`, any [`Element`] type)
+/// into `out` (any [`Element`] type) in `f64`, each value rounded once:
+/// `(x − hi)·scale + (β − lo·scale)` with each group's mean as `hi + lo`
+/// (see [`Centre`]), the statistics of each chunk of samples taken just
+/// before (see [`fused`]); returns the statistics.
 ///
 /// # Errors
 ///
-/// As [`normalize_groups`].
+/// As [`normalize_fused`].
 #[allow(clippy::too_many_arguments, reason = "the layer's own arguments")]
-pub(super) fn normalize_groups_wide<S: Element, O: Element, F: Float>(
+pub(super) fn normalize_fused_wide<S: Element, O: Element, F: Float>(
     xs: &[S],
     layout: Layout,
     groups: usize,
-    stats: &BatchStats<F>,
     eps: F,
     gamma: Option<&[F]>,
     beta: Option<&[F]>,
     out: &mut [O],
-) -> Result<(), Error> {
-    layout.check(xs.len())?;
-    if out.len() != xs.len() {
-        return Err(Error::length("output", xs.len(), out.len()));
-    }
-    let geometry = Geometry::new(layout, groups)?;
-    geometry.check_stats(stats)?;
-    checks::eps(eps)?;
-    checks::optional_channel_len("gamma", gamma, geometry.channels)?;
-    checks::optional_channel_len("beta", beta, geometry.channels)?;
-    if geometry.len == 0 {
-        return Ok(());
-    }
-    let samples = xs
-        .chunks_exact(geometry.len)
-        .zip(out.chunks_exact_mut(geometry.len));
-    for (n, (x, y)) in samples.enumerate() {
-        let moments: Vec<Moments<f64>> = (0..geometry.channels)
-            .map(|c| {
-                stats
-                    .moments()
-                    .get(geometry.group_of(n, c))
-                    .copied()
-                    .unwrap_or_default()
-            })
-            .collect();
-        WideNormalizer::from_moments(&moments, eps, gamma, beta)?.apply(
-            x,
-            geometry.channels,
-            geometry.inner,
-            y,
-        );
-    }
-    Ok(())
+) -> Result<BatchStats<F>, Error> {
+    check_fused(xs, layout, groups, eps, gamma, beta, out)?;
+    let (channels, inner, positions) = (layout.channels(), layout.inner(), layout.positions());
+    let per_sample = positions * channels * inner;
+    let epsilon = eps.as_f64();
+    let param = |v: Option<&[F]>, c: usize, default: f64| {
+        v.and_then(|v| v.get(c)).map_or(default, |x| x.as_f64())
+    };
+    let mut entries: Vec<[f64; 3]> = Vec::new();
+    let mut split: [Vec<f64>; 3] = Default::default();
+    let stream = streams(out);
+    let stats = fused(xs, layout, groups, out, |moments, x, y, ahead| {
+        let pass = Pass { stream, ahead };
+        // `WideNormalizer`'s entries: the scale γ/√(var + eps), the mean's
+        // high part and β − lo·scale.
+        let entry = |centre: Centre, root: f64, c: usize| {
+            let scale = param(gamma, c, 1.0) / root;
+            let (hi, rest) = centre.wide(scale);
+            [hi, scale, param(beta, c, 0.0) + rest]
+        };
+        chunk_entries(moments, groups, channels, epsilon, entry, &mut entries);
+        for (k, v) in split.iter_mut().enumerate() {
+            v.clear();
+            v.extend(entries.iter().map(|e| e[k]));
+        }
+        let [hi, scale, offset] = &split;
+        if positions == 1 {
+            let params = Affine { hi, scale, offset };
+            apply_entries(params, x, x.len() / inner.max(1), inner, pass, y);
+        } else {
+            let samples = x
+                .chunks_exact(per_sample)
+                .zip(y.chunks_exact_mut(per_sample));
+            for (n, (x, y)) in samples.enumerate() {
+                let range = n * channels..(n + 1) * channels;
+                let params = Affine {
+                    hi: &hi[range.clone()],
+                    scale: &scale[range.clone()],
+                    offset: &offset[range],
+                };
+                apply_entries(params, x, channels, inner, pass, y);
+            }
+        }
+    });
+    Ok(stats)
 }

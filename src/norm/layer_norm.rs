@@ -4,10 +4,13 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd};
-use super::normalize::Centre;
+use super::batch_stats::RowStats;
+use super::normalize::FUSED_VALUES;
+use super::normalize::{Centre, widen};
 use super::{BatchStats, GradSums, Layout, checks};
 use crate::cumulative::moments::Moments;
 use crate::kernels::Schedule;
+use crate::kernels::affine::{Affine, Pass, PerValue, affine_runs, streams};
 use crate::{Element, Error, Float};
 
 /// Rows of a leaf of the backward sums' tree: at least this many values,
@@ -304,7 +307,23 @@ impl<F: Float> LayerNorm<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn statistics<S: Element>(&self, xs: &[S]) -> Result<BatchStats<F>, Error> {
-        BatchStats::compute(xs, self.rows(xs.len())?)
+        self.rows(xs.len())?;
+        let mut stats = RowStats::new(self.features as u64, xs.len() / self.features);
+        // Chunks four times the fused passes' (nothing reads them again):
+        // the kernels read a chunk as four streams, and longer streams
+        // keep more of memory's bandwidth busy.
+        for chunk in xs.chunks(4 * self.chunk_rows() * self.features) {
+            stats.push_rows(chunk, self.features);
+        }
+        Ok(stats.finish())
+    }
+
+    /// Rows per chunk of the passes that take the rows a chunk at a time:
+    /// about [`FUSED_VALUES`] values, and an even number (rows of 8192
+    /// values and more go two at a time through the pair kernel, and
+    /// every chunk must start on an even row to keep its pairs).
+    fn chunk_rows(&self) -> usize {
+        (FUSED_VALUES / self.features).max(1).next_multiple_of(2)
     }
 
     /// [`statistics`](LayerNorm::statistics) on every rayon thread (feature
@@ -360,47 +379,61 @@ impl<F: Float> LayerNorm<F> {
         }
         checks::optional_channel_len("gamma", gamma, self.features)?;
         checks::optional_channel_len("beta", beta, self.features)?;
-        let stats = self.statistics(xs)?;
-        stats.check_usable()?;
+        self.rows(xs.len())?;
+        let (gamma, beta) = (gamma.map(widen), beta.map(widen));
+        let per_value = PerValue {
+            gamma: gamma.as_deref(),
+            beta: beta.as_deref(),
+        };
+        Ok(self.normalize_rows(xs, per_value, out))
+    }
+
+    /// Normalizes the rows of `xs` into `out` (of the same length, a
+    /// multiple of the features), γ and β by feature, and returns the
+    /// rows' statistics: a chunk of rows at a time, its statistics and
+    /// then its normalization while the chunk is still in cache, so that
+    /// the tensor is read from memory once. The statistics are those of
+    /// [`statistics`](LayerNorm::statistics), bit for bit: each row's
+    /// depend on its own values only (rows of 8192 values and more go two
+    /// at a time, and every chunk starts on an even row).
+    fn normalize_rows<S: Element, O: Element>(
+        &self,
+        xs: &[S],
+        per_value: PerValue<'_>,
+        out: &mut [O],
+    ) -> BatchStats<F> {
+        let features = self.features;
         let eps = self.eps.as_f64();
-        let rows = xs
-            .chunks_exact(self.features)
-            .zip(out.chunks_exact_mut(self.features));
-        for ((x, y), m) in rows.zip(stats.moments()) {
-            // The row's mean as its shift and offset, as every layer
-            // subtracts it (see `Centre`).
-            let centre = Centre::of(m);
-            let var = m.variance(0).unwrap_or(f64::NAN);
-            let rstd = 1.0 / num_traits::Float::sqrt(var + eps);
-            // z = (x − hi)·rstd − lo·rstd, then γ and β: one loop per
-            // affine case, so that none tests or applies an absent one.
-            let (hi, c) = centre.wide(rstd);
-            let z = |x: &F| (x.as_f64() - hi) * rstd + c;
-            let pairs = y.iter_mut().zip(x);
-            match (gamma, beta) {
-                (Some(g), Some(b)) => {
-                    for ((y, x), (g, b)) in pairs.zip(g.iter().zip(b)) {
-                        *y = F::from_f64(z(x) * g.as_f64() + b.as_f64());
-                    }
-                }
-                (Some(g), None) => {
-                    for ((y, x), g) in pairs.zip(g) {
-                        *y = F::from_f64(z(x) * g.as_f64());
-                    }
-                }
-                (None, Some(b)) => {
-                    for ((y, x), b) in pairs.zip(b) {
-                        *y = F::from_f64(z(x) + b.as_f64());
-                    }
-                }
-                (None, None) => {
-                    for (y, x) in pairs {
-                        *y = F::from_f64(z(x));
-                    }
+        let per_chunk = self.chunk_rows();
+        let mut stats = RowStats::new(features as u64, xs.len() / features);
+        let mut entries: [Vec<f64>; 3] = core::array::from_fn(|_| Vec::with_capacity(per_chunk));
+        let stream = streams(out);
+        let chunks = xs
+            .chunks(per_chunk * features)
+            .zip(out.chunks_mut(per_chunk * features));
+        // The next chunk is asked for while this one is normalized.
+        let pass = Pass {
+            stream,
+            ahead: core::mem::size_of_val(xs.get(..per_chunk * features).unwrap_or(xs)),
+        };
+        for (x, y) in chunks {
+            for e in &mut entries {
+                e.clear();
+            }
+            for m in stats.push_rows(x, features) {
+                // The row's mean as its shift and offset, as every layer
+                // subtracts it (see `Centre`): z = (x − hi)·rstd − lo·rstd.
+                let rstd = rstd(m, eps);
+                let (hi, offset) = Centre::of(m).wide(rstd);
+                for (e, v) in entries.iter_mut().zip([hi, rstd, offset]) {
+                    e.push(v);
                 }
             }
+            let [hi, scale, offset] = &entries;
+            let params = Affine { hi, scale, offset };
+            affine_runs(x, features, params, per_value, pass, y);
         }
-        Ok(stats)
+        stats.finish()
     }
 
     /// The order of a layout's samples against `(C, H, W)`, after checking
@@ -461,24 +494,15 @@ impl<F: Float> LayerNorm<F> {
         let order = self.order(layout)?;
         checks::optional_channel_len("gamma", gamma, self.features)?;
         checks::optional_channel_len("beta", beta, self.features)?;
-        let stats = self.statistics(xs)?;
+        self.rows(xs.len())?;
         let gamma = gamma.map(|g| Order::to_memory(order, g));
-        let beta = beta.map(|b| Order::to_memory(order, b));
-        let eps = self.eps.as_f64();
-        let rows = xs
-            .chunks_exact(self.features)
-            .zip(out.chunks_exact_mut(self.features));
-        for ((x, y), m) in rows.zip(stats.moments()) {
-            let rstd = rstd(m, eps);
-            let (hi, c) = Centre::of(m).wide(rstd);
-            for (j, (y, x)) in y.iter_mut().zip(x).enumerate() {
-                let z = (x.widen() - hi) * rstd + c;
-                let g = gamma.as_ref().and_then(|g| g.get(j)).copied();
-                let b = beta.as_ref().and_then(|b| b.get(j)).copied();
-                *y = O::narrow(z * g.unwrap_or(1.0) + b.unwrap_or(0.0));
-            }
-        }
-        Ok(stats)
+        // β absent adds 0 all the same (as it always has: −0 becomes +0).
+        let beta = beta.map_or_else(|| vec![0.0; self.features], |b| Order::to_memory(order, b));
+        let per_value = PerValue {
+            gamma: gamma.as_deref(),
+            beta: Some(&beta),
+        };
+        Ok(self.normalize_rows(xs, per_value, out))
     }
 
     /// The checks every backward method makes: the tensors, the

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use super::{BatchStats, Layout, RunningStats, checks};
 use crate::cumulative::moments::Moments;
 use crate::float::two_sum;
+use crate::kernels::affine::{Affine, Pass, PerValue, affine_lanes, affine_runs, streams};
 use crate::{Element, Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:
@@ -436,19 +437,77 @@ impl WideNormalizer {
         inner: usize,
         out: &mut [O],
     ) {
-        let slab = channels * inner;
-        if slab == 0 {
-            return;
-        }
-        let params = self.hi.iter().zip(&self.scale).zip(&self.offset);
-        for (xb, ob) in xs.chunks_exact(slab).zip(out.chunks_exact_mut(slab)) {
-            let rows = xb.chunks_exact(inner).zip(ob.chunks_exact_mut(inner));
-            for ((xr, or), ((&hi, &s), &b)) in rows.zip(params.clone()) {
-                for (o, &x) in or.iter_mut().zip(xr) {
-                    *o = O::narrow((x.widen() - hi) * s + b);
-                }
-            }
-        }
+        apply_entries(
+            Affine {
+                hi: &self.hi,
+                scale: &self.scale,
+                offset: &self.offset,
+            },
+            xs,
+            channels,
+            inner,
+            Pass {
+                stream: streams(out),
+                ahead: 0,
+            },
+            out,
+        );
+    }
+}
+
+/// Values per chunk of the passes that take a tensor's statistics and
+/// normalize it a chunk at a time (a layer norm's rows, the samples of a
+/// group norm): 64 KiB of `f32`, which the normalization reads again from
+/// the L2 cache.
+pub(super) const FUSED_VALUES: usize = 16_384;
+
+/// Rows shorter than this are normalized as lanes, each channel's
+/// parameters repeated over its values in a row (when a row holds at most
+/// [`LANES_CAP`] values): the loop over runs works four values at a time
+/// and is slow on runs of one to three.
+const SHORT_RUN: usize = 4;
+
+/// The longest rows [`SHORT_RUN`] expands the parameters to: three `f64`
+/// vectors of 96 KiB.
+const LANES_CAP: usize = 4096;
+
+/// Normalizes a tensor `[outer, channels, inner]` (`xs` and `out` whole
+/// slabs of `channels · inner` values) with one entry of `params` per
+/// channel: by runs of `inner` values when channels come first, by lanes
+/// when they come last; written and read ahead as `pass` says.
+pub(super) fn apply_entries<S: Element, O: Element>(
+    params: Affine<'_>,
+    xs: &[S],
+    channels: usize,
+    inner: usize,
+    pass: Pass,
+    out: &mut [O],
+) {
+    let slab = channels * inner;
+    if slab == 0 {
+        return;
+    }
+    if inner == 1 {
+        affine_lanes(xs, params, pass, out);
+    } else if inner < SHORT_RUN && slab <= LANES_CAP {
+        let spread = |v: &[f64]| -> Vec<f64> {
+            v.iter()
+                .flat_map(|&p| core::iter::repeat_n(p, inner))
+                .collect()
+        };
+        let (hi, scale, offset) = (
+            spread(params.hi),
+            spread(params.scale),
+            spread(params.offset),
+        );
+        let lanes = Affine {
+            hi: &hi,
+            scale: &scale,
+            offset: &offset,
+        };
+        affine_lanes(xs, lanes, pass, out);
+    } else {
+        affine_runs(xs, inner, params, PerValue::default(), pass, out);
     }
 }
 

@@ -22,12 +22,15 @@
 //! loop); then the steps of "Adding a statistic" in ARCHITECTURE.md.
 
 mod bounds;
+mod exact_moments;
+mod exact_sums;
 mod extrema;
 mod interpolation;
 mod lanes;
 mod moving_average;
 mod moving_min_max;
 mod moving_quantile;
+mod moving_stats;
 mod moving_variance;
 mod ordered;
 mod policy;
@@ -44,6 +47,7 @@ pub use interpolation::Interpolation;
 pub use moving_average::MovingAverage;
 pub use moving_min_max::MovingMinMax;
 pub use moving_quantile::MovingQuantile;
+pub use moving_stats::MovingStats;
 pub use moving_variance::MovingVariance;
 pub use time_quantile::TimeQuantile;
 pub use time_window::TimeWindow;

@@ -236,8 +236,20 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     fn resum<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         self.rebuild(values);
     }
+    /// The ring's head has just wrapped (a full window, every `window`
+    /// pushes), before the window moves its shift or refreshes.
+    #[inline]
+    fn wrapped(&mut self) {}
     /// The compensated sum behind the mean.
     fn sum(&self) -> &ShiftedSum<F>;
+    /// The mean of the finite values.
+    #[inline]
+    fn mean(&self) -> F
+    where
+        F: Float,
+    {
+        self.sum().mean()
+    }
     /// The state as it is, for a serialized window.
     #[cfg(feature = "serde")]
     fn to_state(&self) -> SumsState<F>;
@@ -1264,7 +1276,7 @@ pub(crate) struct Window<F, S> {
     policy: Policy,
     /// How many times the statistics were rebuilt (for the tests).
     #[cfg(test)]
-    rebuilds: usize,
+    pub(super) rebuilds: usize,
 }
 
 #[cfg(feature = "serde")]
@@ -1365,6 +1377,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                     }
                 }
                 if self.ring.head() == 0 {
+                    self.total.wrapped();
                     // The head wrapped: the value the shift moved onto at
                     // the last wrap, the newest then, has just left.
                     self.since_refresh = self.since_refresh.saturating_add(self.ring.window());
@@ -1422,6 +1435,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         };
         self.total.replace(old, x);
         self.since_refresh = since;
+        self.total.wrapped();
         // The value the shift moved onto at the last wrap has left: the
         // shift moves onto `x`, which stays until the next.
         self.total.rebase(x);
@@ -1518,7 +1532,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         if self.is_ready() {
             self.non_finite
                 .mean(self.policy.skips_nan())
-                .unwrap_or_else(|| self.total.sum().mean())
+                .unwrap_or_else(|| self.total.mean())
         } else {
             F::nan()
         }
@@ -1528,6 +1542,13 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     #[inline]
     pub(crate) fn mean(&self) -> Option<F> {
         self.is_ready().then(|| self.mean_or_nan())
+    }
+
+    /// Whether a NaN counts in the window (it holds one and the policy
+    /// propagates it).
+    #[inline]
+    pub(crate) fn nan_counts(&self) -> bool {
+        !self.policy.skips_nan() && self.non_finite.nan > 0
     }
 
     /// The statistics of the finite values, or `None` when the window holds

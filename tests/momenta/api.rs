@@ -29,6 +29,8 @@ fn every_type_is_send_sync_clone_debug() {
     pairs::<EwCovariance<f64>>();
     shared::<MovingAverage<f64>>();
     shared::<MovingVariance<f64>>();
+    shared::<momenta::MovingStats<f64>>();
+    accumulator::<momenta::MovingStats<f64>>();
     shared::<Momentum<f64>>();
     shared::<BatchStats<f32>>();
     shared::<BnConfig<f32>>();
@@ -225,6 +227,7 @@ fn with_min_periods_has_one_argument_type_and_fails_only_where_it_can() {
     let _: Fallible<MovingVariance<f64>> = MovingVariance::with_min_periods;
     let _: Fallible<MovingMinMax<f64>> = MovingMinMax::with_min_periods;
     let _: Fallible<MovingQuantile<f64>> = MovingQuantile::with_min_periods;
+    let _: Fallible<momenta::MovingStats<f64>> = momenta::MovingStats::with_min_periods;
     // The same `usize` reaches every one.
     let n: usize = 2;
     let mut e = EwVariance::new(Momentum::Factor(0.5))

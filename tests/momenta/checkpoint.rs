@@ -10,8 +10,8 @@
 use momenta::batchnorm::{BatchStats, BnConfig, GradSums, Layout, RunningStats};
 use momenta::{
     Closed, Covariance, Ema, EwCovariance, EwVariance, Float, Interpolation, Kurtosis, Mean, Merge,
-    MinMax, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, NanPolicy,
-    Skewness, TimeQuantile, TimeWindow, Variance, WeightedMean, WeightedVariance,
+    MinMax, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingStats, MovingVariance,
+    NanPolicy, Skewness, TimeQuantile, TimeWindow, Variance, WeightedMean, WeightedVariance,
 };
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use serde::Serialize;
@@ -538,6 +538,36 @@ fn windows(s: &Stream) {
                 v.push(i.x as f32);
                 o.opt(v.mean());
                 o.opt(v.sample_variance());
+            },
+        );
+        continues_alike(
+            "MovingStats<f64>",
+            &MovingStats::<f64>::new(w)
+                .unwrap()
+                .with_nan_policy(policy)
+                .with_min_periods(w.min(2))
+                .unwrap(),
+            xs,
+            &formats(),
+            |v, i, o| {
+                v.push(i.x);
+                o.opt(v.mean());
+                o.opt(v.population_variance());
+                o.opt(v.sample_variance());
+                o.opt(v.min());
+                o.opt(v.max());
+            },
+        );
+        continues_alike(
+            "MovingStats<f32>",
+            &MovingStats::<f32>::new(w).unwrap().with_nan_policy(policy),
+            xs,
+            &formats(),
+            |v, i, o| {
+                v.push(i.x as f32);
+                o.opt(v.mean());
+                o.opt(v.sample_variance());
+                o.opt(v.max());
             },
         );
         continues_alike(

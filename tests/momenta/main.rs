@@ -48,6 +48,9 @@ mod kernels;
 mod laws;
 /// `MinMax`: zeros, NaN, thread counts, parts.
 mod min_max;
+/// `MovingStats` against exact rational arithmetic on hostile data, history
+/// independence, and agreement with the single-statistic windows.
+mod moving_stats;
 /// The MPI transport in one process (feature `mpi`).
 mod mpi;
 /// `ndarray` views along any axis (feature `ndarray`).
@@ -58,6 +61,9 @@ mod norm_backward;
 /// LayerNorm, InstanceNorm and GroupNorm against PyTorch, both layouts,
 /// their laws and hostile input.
 mod norm_layers;
+/// Every normalization against its per-value formula, bit for bit, in
+/// every shape and element type; the fused passes' statistics.
+mod norm_passes;
 /// Data whose first value is not typical: no statistic less accurate than
 /// the naive two-pass.
 mod outliers;

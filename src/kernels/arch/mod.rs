@@ -24,6 +24,7 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+use crate::kernels::affine::{Affine, Pass, PerValue};
 use crate::{Element, Float};
 
 /// Which compiled version of the kernels to run.
@@ -94,7 +95,7 @@ pub(super) fn prefetching() -> bool {
 /// [`prefetch`] without asking [`prefetching`]: for a loop that asked once.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loops")]
-pub(super) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
+pub(crate) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     x86_64::prefetch_line::<SEVERAL, T>(p);
     #[cfg(not(target_arch = "x86_64"))]
@@ -172,21 +173,62 @@ pub(crate) fn shifted_sums<S: Element>(path: Path, xs: &[S], k: f64) -> (f64, f6
 }
 
 /// [`shifted_sums`] of every `run`-long chunk of `xs` about its first
-/// value, into `s` and `q`; see [`portable::runs_body`].
+/// value, into `s` and `q`; see [`portable::runs_body`]. The AVX2 loop
+/// asks for the line `ahead` bytes on as it starts each line, when
+/// `ahead` is not 0 (whatever [`prefetching`] says: the caller chose).
 #[inline]
 pub(crate) fn shifted_runs<S: Element>(
     path: Path,
     xs: &[S],
     run: usize,
+    ahead: usize,
     s: &mut [f64],
     q: &mut [f64],
 ) {
     match path {
-        Path::Portable => portable::runs_body::<S, false>(xs, run, s, q),
+        Path::Portable => {
+            let _ = ahead;
+            portable::runs_body::<S, false>(xs, run, s, q);
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
-        // and F16C on this CPU, which is all `x86_64::avx2::runs` requires.
-        Path::Avx2Fma => unsafe { x86_64::avx2::runs(xs, run, s, q) },
+        // and F16C on this CPU, which is all `x86_64::runs::runs` requires.
+        Path::Avx2Fma => unsafe { x86_64::runs::runs(xs, run, ahead, s, q) },
+    }
+}
+
+/// [`shifted_sums`] of every `run`-long chunk of `xs` about its first
+/// value, into `s` and `q`, each as [`shifted_sums`] sums a slice of
+/// `run` values (`run` under 8192, which the AVX2 loop reads as one
+/// stream): the AVX2 loop takes four runs side by side, from the four
+/// quarters of `xs`, and asks for the line `ahead` bytes on as it starts
+/// each (when `ahead` is not 0).
+#[inline]
+pub(crate) fn shifted_long_runs<S: Element>(
+    path: Path,
+    xs: &[S],
+    run: usize,
+    ahead: usize,
+    s: &mut [f64],
+    q: &mut [f64],
+) {
+    match path {
+        Path::Portable => {
+            let _ = ahead;
+            if run == 0 {
+                return;
+            }
+            let rows = xs.chunks_exact(run).zip(s.iter_mut().zip(q.iter_mut()));
+            for (x, (s, q)) in rows {
+                let k = x.first().map_or(0.0, |k| k.widen());
+                (*s, *q) = shifted_sums(path, x, k);
+            }
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::runs::long_runs`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::runs::long_runs(xs, run, ahead, s, q) },
     }
 }
 
@@ -310,6 +352,53 @@ pub(crate) fn grad_rows<S: Element>(
         Path::Avx2Fma => unsafe {
             x86_64::avx2::grad_rows(xs, dys, stride, start, centre, sum_dy, sum_dyx);
         },
+    }
+}
+
+/// The normalization pass over runs; see [`portable::affine_runs_body`].
+/// The AVX2 loop writes past the caches and reads ahead as `pass` says
+/// (the portable loop leaves both to the hardware).
+#[inline]
+pub(crate) fn affine_runs<S: Element, O: Element>(
+    path: Path,
+    xs: &[S],
+    run: usize,
+    params: Affine<'_>,
+    per_value: PerValue<'_>,
+    pass: Pass,
+    out: &mut [O],
+) {
+    match path {
+        Path::Portable => {
+            let _ = pass;
+            portable::affine_runs_body(xs, run, params, per_value, out);
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::affine::runs` requires.
+        Path::Avx2Fma => unsafe { x86_64::affine::runs(xs, run, params, per_value, pass, out) },
+    }
+}
+
+/// The normalization pass over lanes; see [`portable::affine_lanes_body`]
+/// (and [`affine_runs`] for `pass`).
+#[inline]
+pub(crate) fn affine_lanes<S: Element, O: Element>(
+    path: Path,
+    xs: &[S],
+    params: Affine<'_>,
+    pass: Pass,
+    out: &mut [O],
+) {
+    match path {
+        Path::Portable => {
+            let _ = pass;
+            portable::affine_lanes_body(xs, params, out);
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::affine::lanes` requires.
+        Path::Avx2Fma => unsafe { x86_64::affine::lanes(xs, params, pass, out) },
     }
 }
 
@@ -630,6 +719,130 @@ mod tests {
             }
         }
         x86_64::choose_tuning();
+    }
+
+    /// `shifted_runs` of `xs` on `path`, or (`None`) by the portable body
+    /// with multiply-adds, which the AVX2 loop has always matched.
+    fn run_sums<S: Element>(
+        path: Option<Path>,
+        xs: &[S],
+        run: usize,
+    ) -> (alloc::vec::Vec<u64>, alloc::vec::Vec<u64>) {
+        let rows = xs.len().checked_div(run).unwrap_or(0);
+        let (mut s, mut q) = (alloc::vec![-1.0; rows], alloc::vec![-1.0; rows]);
+        match path {
+            Some(path) => shifted_runs(path, xs, run, 256, &mut s, &mut q),
+            None => portable::runs_body::<S, true>(xs, run, &mut s, &mut q),
+        }
+        (
+            s.iter().map(|v| v.to_bits()).collect(),
+            q.iter().map(|v| v.to_bits()).collect(),
+        )
+    }
+
+    /// Runs of every length from 1 to 40 and a few longer, an odd and an
+    /// even number of them and a partial one at the end, of values over
+    /// many binades (the sums round, so another order would show), with
+    /// zeros of both signs, ±∞ and NaN in some runs: the AVX2 loop gives
+    /// the bits of the portable body with multiply-adds, as before it read
+    /// two runs at a time.
+    fn runs_agree<S: Element>() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for run in (1..=40).chain([63, 64, 65, 127, 200, 255]) {
+            for rows in [1, 2, 3, 6, 7] {
+                let xs: alloc::vec::Vec<S> = (0..rows * run + run / 2)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let e = i32::try_from(x % 24).unwrap_or(0) - 12;
+                        let v = 2f64.powi(e) * (1.0 + (x >> 40) as f64 / 16_777_216.0);
+                        S::narrow(match (i * 7 + run) % 97 {
+                            0 => -0.0,
+                            1 => 0.0,
+                            2 if run % 3 == 0 => f64::INFINITY,
+                            3 if run % 4 == 0 => f64::NAN,
+                            _ if x.is_multiple_of(3) => -v,
+                            _ => 40.0 + v,
+                        })
+                    })
+                    .collect();
+                let want = run_sums(None, &xs, run);
+                if detect() != Path::Portable {
+                    assert_eq!(
+                        run_sums(Some(detect()), &xs, run),
+                        want,
+                        "run {run}, rows {rows}"
+                    );
+                }
+                // The portable path rounds each square: close, not equal.
+                let (s, q) = run_sums(Some(Path::Portable), &xs, run);
+                assert_eq!(s, want.0, "run {run}, rows {rows}");
+                assert_eq!(q.len(), want.1.len());
+            }
+        }
+    }
+
+    /// Runs of 256 to 8191 values, one to nine of them, as
+    /// [`runs_agree`]'s data: four at a time, each run's sums are its own
+    /// `shifted_sums`, bit for bit, on every path.
+    fn long_runs_agree<S: Element>() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for run in [256, 257, 300, 768, 1023, 4096, 4111, 8191] {
+            for rows in [1, 2, 4, 5, 9] {
+                let xs: alloc::vec::Vec<S> = (0..rows * run + 7)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let e = i32::try_from(x % 24).unwrap_or(0) - 12;
+                        let v = 2f64.powi(e) * (1.0 + (x >> 40) as f64 / 16_777_216.0);
+                        S::narrow(match (i * 7 + run) % 997 {
+                            0 => -0.0,
+                            2 if run % 3 == 0 => f64::INFINITY,
+                            3 if run % 4 == 0 => f64::NAN,
+                            _ if x.is_multiple_of(3) => -v,
+                            _ => 40.0 + v,
+                        })
+                    })
+                    .collect();
+                for path in [Path::Portable, detect()] {
+                    let (mut s, mut q) = (alloc::vec![-1.0; rows], alloc::vec![-1.0; rows]);
+                    shifted_long_runs(path, &xs, run, 4096, &mut s, &mut q);
+                    for (r, (s, q)) in s.iter().zip(&q).enumerate() {
+                        let row = &xs[r * run..(r + 1) * run];
+                        let (ws, wq) = shifted_sums(path, row, row[0].widen());
+                        assert_eq!(
+                            (s.to_bits(), q.to_bits()),
+                            (ws.to_bits(), wq.to_bits()),
+                            "run {run}, rows {rows}, row {r}, {path:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_are_each_runs_own_sums_bit_for_bit() {
+        long_runs_agree::<f32>();
+        long_runs_agree::<f64>();
+        #[cfg(feature = "half")]
+        {
+            long_runs_agree::<half::f16>();
+            long_runs_agree::<half::bf16>();
+        }
+    }
+
+    #[test]
+    fn runs_are_the_fused_portable_runs_bit_for_bit() {
+        runs_agree::<f32>();
+        runs_agree::<f64>();
+        #[cfg(feature = "half")]
+        {
+            runs_agree::<half::f16>();
+            runs_agree::<half::bf16>();
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 use super::{prefetch, prefetch_line, prefetching};
 use crate::float::Elements;
+use crate::kernels::affine::{Affine, PerValue};
 use crate::{Element, Float};
 use core::ops::Range;
 
@@ -896,6 +897,86 @@ pub(super) fn grad_rows_body_by<S: Element, const FMA: bool, St: GradStep<S>>(
             let g = y.widen();
             *sdy += g;
             *sdyx = fma(g, x.widen() - k, *sdyx);
+        }
+    }
+}
+
+/// The normalization pass over runs (see `kernels::affine::affine_runs`),
+/// value by value: `((x − hi)·scale + offset)·γ + β` in `f64`, rounded
+/// once. The AVX2 loop does the same operations in the same order.
+#[inline(always)]
+pub(super) fn affine_runs_body<S: Element, O: Element>(
+    xs: &[S],
+    run: usize,
+    params: Affine<'_>,
+    per_value: PerValue<'_>,
+    out: &mut [O],
+) {
+    match (per_value.gamma, per_value.beta) {
+        (Some(g), Some(b)) => affine_runs_with::<S, O, true, true>(xs, run, params, g, b, out),
+        (Some(g), None) => affine_runs_with::<S, O, true, false>(xs, run, params, g, &[], out),
+        (None, Some(b)) => affine_runs_with::<S, O, false, true>(xs, run, params, &[], b, out),
+        (None, None) => affine_runs_with::<S, O, false, false>(xs, run, params, &[], &[], out),
+    }
+}
+
+/// [`affine_runs_body`] with `γ` (`G`) and `β` (`B`) present or not.
+#[inline(always)]
+fn affine_runs_with<S: Element, O: Element, const G: bool, const B: bool>(
+    xs: &[S],
+    run: usize,
+    params: Affine<'_>,
+    gamma: &[f64],
+    beta: &[f64],
+    out: &mut [O],
+) {
+    let n = params.len();
+    if run == 0 || n == 0 || (G && gamma.len() < run) || (B && beta.len() < run) {
+        return;
+    }
+    let entries = params.hi[..n]
+        .iter()
+        .zip(&params.scale[..n])
+        .zip(&params.offset[..n])
+        .cycle();
+    let runs = xs.chunks_exact(run).zip(out.chunks_exact_mut(run));
+    for ((x, y), ((&hi, &scale), &offset)) in runs.zip(entries) {
+        for (j, (y, x)) in y.iter_mut().zip(x).enumerate() {
+            let z = (x.widen() - hi) * scale + offset;
+            let z = if G {
+                z * gamma.get(j).copied().unwrap_or(1.0)
+            } else {
+                z
+            };
+            let z = if B {
+                z + beta.get(j).copied().unwrap_or(0.0)
+            } else {
+                z
+            };
+            *y = O::narrow(z);
+        }
+    }
+}
+
+/// The normalization pass over lanes (see
+/// `kernels::affine::affine_lanes`), value by value.
+#[inline(always)]
+pub(super) fn affine_lanes_body<S: Element, O: Element>(
+    xs: &[S],
+    params: Affine<'_>,
+    out: &mut [O],
+) {
+    let n = params.len();
+    if n == 0 {
+        return;
+    }
+    let entries = params.hi[..n]
+        .iter()
+        .zip(&params.scale[..n])
+        .zip(&params.offset[..n]);
+    for (x, y) in xs.chunks_exact(n).zip(out.chunks_exact_mut(n)) {
+        for ((y, x), ((&hi, &scale), &offset)) in y.iter_mut().zip(x).zip(entries.clone()) {
+            *y = O::narrow((x.widen() - hi) * scale + offset);
         }
     }
 }

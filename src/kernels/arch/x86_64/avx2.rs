@@ -32,7 +32,7 @@ use crate::kernels::arch::portable::{
 };
 use crate::kernels::arch::portable::{
     PREFETCH, PREFETCH_STREAMS, finish_extremes, fold_lanes, fold_pair_lanes, grad_rows_body,
-    join_weighted, power_step, rows_body, runs_body, weighted_sums_body,
+    join_weighted, power_step, rows_body, weighted_sums_body,
 };
 use crate::kernels::arch::prefetch;
 use crate::{Element, Float};
@@ -300,49 +300,6 @@ pub(in crate::kernels::arch) unsafe fn sums<S: Element>(xs: &[S], k: f64) -> (f6
     }
     (fold_lanes(s), fold_lanes(q))
 }
-
-/// `runs_body` compiled for AVX2 and FMA: many short runs in one call.
-/// `f16` runs are widened by F16C first, a group of whole runs at a time
-/// (`RUNS_F16` values at most) into a buffer on the stack: each run's
-/// sums depend on its own values only, so they are those of the widened
-/// values, bit for bit.
-///
-/// # Safety
-///
-/// The CPU must have AVX2, FMA and F16C.
-#[target_feature(enable = "avx2,fma,f16c")]
-pub(in crate::kernels::arch) unsafe fn runs<S: Element>(
-    xs: &[S],
-    run: usize,
-    s: &mut [f64],
-    q: &mut [f64],
-) {
-    #[cfg(feature = "half")]
-    if let Elements::F16(xs) = S::elements(xs) {
-        if run == 0 || run > RUNS_F16 {
-            runs_body::<half::f16, true>(xs, run, s, q);
-            return;
-        }
-        let group = RUNS_F16 / run;
-        let mut buf = [0.0_f32; RUNS_F16];
-        let runs = xs
-            .chunks(group * run)
-            .zip(s.chunks_mut(group).zip(q.chunks_mut(group)));
-        for (xs, (s, q)) in runs {
-            let buf = &mut buf[..xs.len()];
-            // SAFETY: the caller guarantees F16C.
-            unsafe { widen_f16(xs, buf) };
-            runs_body::<f32, true>(buf, run, s, q);
-        }
-        return;
-    }
-    runs_body::<S, true>(xs, run, s, q);
-}
-
-/// Values of `f16` runs [`runs`] widens at a time: 4 KiB of `f32`, whole
-/// runs of up to this length.
-#[cfg(feature = "half")]
-const RUNS_F16: usize = 1024;
 
 /// `rows_body` compiled for AVX2 and FMA (the compiler vectorises its
 /// element-wise loop well on its own), or for AVX-512 where

@@ -1,13 +1,20 @@
 //! x86-64: the prefetch hint (baseline SSE) and, with `std` for run-time
-//! detection, the AVX2/FMA kernels, the AVX-512 half-precision loops, and
+//! detection, the AVX2/FMA kernels, the normalization passes (`affine.rs`),
+//! the AVX-512 half-precision loops, and
 //! the order in which they read a slice (`streams.rs`, safe code). With
 //! [`super`]'s routing, these are the only files of the crate with
 //! `unsafe` code.
 
 #[cfg(feature = "std")]
+pub(super) mod affine;
+#[cfg(feature = "std")]
 pub(super) mod avx2;
 #[cfg(all(feature = "std", feature = "half"))]
 mod avx512;
+#[cfg(feature = "std")]
+mod quad;
+#[cfg(feature = "std")]
+pub(super) mod runs;
 #[cfg(feature = "std")]
 pub(super) mod streams;
 

@@ -1,0 +1,512 @@
+//! Count, mean, variance, minimum and maximum over one moving window, from
+//! exact integer sums.
+
+use super::exact_moments::ExactMoments;
+use super::extrema::{Extrema, Extreme};
+use super::window::Window;
+use crate::accumulator::impl_accumulator;
+use crate::{Error, Float, NanPolicy};
+
+/// Count, mean, variance, standard deviation, minimum and maximum of the
+/// last `window` values pushed, over one ring, in O(1) time per push
+/// (amortized, for the minimum and maximum).
+///
+/// The sums behind the mean and the variance are kept **exactly**, in
+/// integers: a finite float is an integer times a power of two, so while
+/// the window's values span at most 94 binary orders of magnitude (from
+/// the finest bit of the smallest to the top bit of the largest: `1e9 +
+/// U(0, 1)` spans 53), Σx and Σx² divided by that power of two are
+/// integers, kept in 128 and 256 bits. A push adds one value's integers
+/// and takes away the leaving value's: nothing is rounded, nothing drifts,
+/// nothing is refreshed. Windows whose values span more (`1e300` beside
+/// `1e-300`, subnormals beside ordinary values) keep
+/// [`MovingVariance`](crate::MovingVariance)'s compensated sums until
+/// those values have left ([`is_exact`](Self::is_exact) tells which).
+///
+/// The minimum and maximum come from monotonic deques, as in
+/// [`MovingMinMax`](crate::MovingMinMax), with the same bits.
+///
+/// # Accuracy
+///
+/// On the exact sums:
+///
+/// - the **mean** is the exact mean of the window's values rounded to
+///   nearest (ties to even) for `f64`; for `f32`, that `f64` rounded to
+///   `f32` (within an `f32` ulp);
+/// - the **variances** are `D = n·Σx² − (Σx)²` (an exact integer, scaled)
+///   rounded once to `f64` and divided by `n²` or `n(n − 1)`: a relative
+///   error of at most `2⁻⁵²` (two roundings of half an ulp; a third when
+///   `n(n − 1)` exceeds `2⁵³`), and below `f64::MIN_POSITIVE` within
+///   `2⁻¹⁰⁷⁴` absolute. A variance too large for an `f64` is +∞. The
+///   standard deviations are their square roots.
+///
+/// So the statistics depend only on the values in the window: two streams
+/// that leave the same values in it read the same bits, whatever went
+/// through before. Off the exact sums, the statistics are
+/// `MovingVariance`'s, with its accuracy.
+///
+/// # Windows, NaN and infinities
+///
+/// As for [`MovingVariance`](crate::MovingVariance): empty → `None`, the
+/// sample variance needs two values, `min_periods` holds every statistic
+/// back, NaN and ±∞ are counted and not summed (the mean is NaN or the
+/// infinity, the variances NaN while one is in the window, and everything
+/// is exact again when it leaves). The minimum and maximum order `−0.0`
+/// below `+0.0`, take infinities as values, and are NaN while a NaN
+/// counts; under [`NanPolicy::Skip`] every statistic is that of the other
+/// values.
+///
+/// # Equality and serialization
+///
+/// Equal when the window length, the options and the values, in order,
+/// are equal. Serialized as `MovingVariance` is; on the exact sums, the
+/// sums are taken afresh from the values on the way in, which gives them
+/// exactly. **Checkpoints** (feature `serde`): restored to a state that
+/// goes on bit for bit; see [Checkpoints](crate#checkpoints).
+///
+/// # Example
+///
+/// ```
+/// use momenta::MovingStats;
+///
+/// let mut s = MovingStats::new(4)?;
+/// s.extend_from_slice(&[100.0, 2.0, 4.0, 4.0, 6.0]);
+/// // The window is [2, 4, 4, 6].
+/// assert_eq!(s.len(), 4);
+/// assert_eq!(s.mean(), Some(4.0));
+/// assert_eq!(s.population_variance(), Some(2.0));
+/// assert_eq!(s.sample_variance(), Some(8.0 / 3.0));
+/// assert_eq!((s.min(), s.max()), (Some(2.0), Some(6.0)));
+/// # Ok::<(), momenta::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct MovingStats<F> {
+    inner: Window<F, ExactMoments<F>>,
+    extrema: Extrema<F>,
+    /// Values pushed since the last reset: the next value's number.
+    pushed: u64,
+}
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([F: Float] MovingStats<F>, super::state::SumsWindowState<F>);
+
+impl<F: Float> MovingStats<F> {
+    /// An empty window over the last `window` values. Nothing is
+    /// allocated until values are pushed.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidWindow`](crate::ErrorKind::InvalidWindow) when
+    /// `window` is 0.
+    ///
+    /// ```
+    /// use momenta::MovingStats;
+    ///
+    /// assert_eq!(MovingStats::<f64>::new(8)?.window(), 8);
+    /// assert_eq!(
+    ///     MovingStats::<f32>::new(0).unwrap_err().to_string(),
+    ///     "window must be at least 1, got 0"
+    /// );
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn new(window: usize) -> Result<Self, Error> {
+        Ok(Self {
+            inner: Window::new(window)?,
+            extrema: Extrema::default(),
+            pushed: 0,
+        })
+    }
+
+    /// Skips NaN values instead of propagating them ([`NanPolicy`]): every
+    /// statistic is that of the other values in the window, as pandas'
+    /// `rolling(window)` computes them.
+    ///
+    /// ```
+    /// use momenta::{MovingStats, NanPolicy};
+    /// let mut s = MovingStats::new(4)?.with_nan_policy(NanPolicy::Skip);
+    /// s.extend_from_slice(&[1.0, f64::NAN, 3.0, f64::NAN]);
+    /// assert_eq!(s.mean(), Some(2.0));
+    /// assert_eq!(s.sample_variance(), Some(2.0));
+    /// assert_eq!(s.max(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_nan_policy(mut self, policy: NanPolicy) -> Self {
+        self.inner.set_nan_policy(policy);
+        self
+    }
+
+    /// Holds every statistic back (`None`) until the window holds
+    /// `min_periods` values that count — every value, or the non-NaN ones
+    /// under [`NanPolicy::Skip`] — as pandas' `min_periods`. The default
+    /// is 1; 0 acts as 1. The sample variance needs two values whatever
+    /// this says.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)
+    /// when `min_periods` exceeds the window.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(5)?.with_min_periods(3)?;
+    /// s.extend_from_slice(&[1.0, 3.0]);
+    /// assert_eq!(s.mean(), None);
+    /// s.push(5.0);
+    /// assert_eq!(s.sample_variance(), Some(4.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn with_min_periods(mut self, min_periods: usize) -> Result<Self, Error> {
+        self.inner.set_min_periods(min_periods)?;
+        Ok(self)
+    }
+
+    /// Whether the window holds enough values for its statistics (see
+    /// [`with_min_periods`](Self::with_min_periods)).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?.with_min_periods(2)?;
+    /// s.push(1.0);
+    /// assert!(!s.is_ready());
+    /// s.push(2.0);
+    /// assert!(s.is_ready());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.inner.is_ready()
+    }
+
+    /// Adds one value, dropping the oldest once the window is full. O(1)
+    /// (amortized, for the minimum and maximum).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.push(1.0);
+    /// s.push(3.0);
+    /// assert_eq!(s.sample_variance(), Some(2.0));
+    /// s.push(3.0);
+    /// assert_eq!(s.sample_variance(), Some(0.0));
+    /// assert_eq!(s.min(), Some(3.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[inline]
+    pub fn push(&mut self, x: F) {
+        self.inner.push(x);
+        let seq = self.pushed;
+        self.pushed += 1;
+        self.extrema
+            .evict_before(self.pushed - self.inner.len() as u64);
+        if !x.is_nan() {
+            self.extrema.push(seq, x);
+        }
+    }
+
+    /// Adds every value of `xs`, in order: the window is left as pushing
+    /// them one by one would leave it.
+    ///
+    /// ```
+    /// let xs = [5.0_f64, 1.0, 2.0, 3.0];
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.extend_from_slice(&xs);
+    /// let mut pushed = momenta::MovingStats::new(3)?;
+    /// for &x in &xs {
+    ///     pushed.push(x);
+    /// }
+    /// assert_eq!(s.sample_variance(), pushed.sample_variance());
+    /// assert_eq!(s.sample_variance(), Some(1.0)); // [1, 2, 3]
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn extend_from_slice(&mut self, xs: &[F]) {
+        let (before, window) = (self.inner.len(), self.inner.window());
+        self.inner.extend_from_slice(xs);
+        let first = self.pushed;
+        self.pushed += xs.len() as u64;
+        if xs.len() >= window {
+            self.extrema_afresh();
+            return;
+        }
+        for (i, (seq, &x)) in (first..).zip(xs).enumerate() {
+            let len = (before + i + 1).min(window);
+            self.extrema.evict_before(seq + 1 - len as u64);
+            if !x.is_nan() {
+                self.extrema.push(seq, x);
+            }
+        }
+    }
+
+    /// The deques of the values in the window, numbered as the pushes
+    /// numbered them. O(window).
+    fn extrema_afresh(&mut self) {
+        self.extrema.clear();
+        let first = self.pushed - self.inner.len() as u64;
+        for (seq, x) in (first..).zip(self.inner.iter()) {
+            if !x.is_nan() {
+                self.extrema.push(seq, x);
+            }
+        }
+    }
+
+    /// The mean of the window, or `None` when it is empty: NaN while a NaN
+    /// counts in it or it holds both infinities, the infinity while it
+    /// holds one kind.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// assert_eq!(s.mean(), None);
+    /// s.extend_from_slice(&[1.0, 2.0, 4.0]);
+    /// assert_eq!(s.mean(), Some(3.0));
+    /// s.push(f64::INFINITY);
+    /// assert_eq!(s.mean(), Some(f64::INFINITY));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<F> {
+        self.inner.mean()
+    }
+
+    /// `Σ(x − x̄)²/divisor`, NaN while a non-finite value counts.
+    fn variance(&self, divisor: usize) -> F {
+        self.inner
+            .finite_stats()
+            .map_or_else(F::nan, |s| s.variance(divisor))
+    }
+
+    /// The population (biased) variance Σ(x − x̄)²/n of the window, or
+    /// `None` when it is empty. Never negative.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.extend_from_slice(&[10.0, 1.0, 3.0]);
+    /// assert_eq!(s.population_variance(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn population_variance(&self) -> Option<F> {
+        let n = self.inner.counted();
+        (n > 0 && self.is_ready()).then(|| self.variance(n))
+    }
+
+    /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
+    /// `None` when it holds fewer than two values. Never negative.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.push(4.0);
+    /// assert_eq!(s.sample_variance(), None);
+    /// s.push(8.0);
+    /// assert_eq!(s.sample_variance(), Some(8.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sample_variance(&self) -> Option<F> {
+        let n = self.inner.counted();
+        (n > 1 && self.is_ready()).then(|| self.variance(n - 1))
+    }
+
+    /// The population standard deviation, √(population variance).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.extend_from_slice(&[1.0, 3.0]);
+    /// assert_eq!(s.population_std_dev(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn population_std_dev(&self) -> Option<F> {
+        self.population_variance().map(F::sqrt)
+    }
+
+    /// The sample standard deviation, √(sample variance).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.extend_from_slice(&[0.0, 4.0, 8.0]);
+    /// assert_eq!(s.sample_std_dev(), Some(4.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sample_std_dev(&self) -> Option<F> {
+        self.sample_variance().map(F::sqrt)
+    }
+
+    /// The least value in the window, `None` until ready, NaN while a NaN
+    /// counts in it. `−0.0` is below `+0.0`.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.extend_from_slice(&[-7.0, 4.0, 9.0, 1.0]);
+    /// assert_eq!(s.min(), Some(1.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn min(&self) -> Option<F> {
+        Extreme::Min.of(&self.extrema, self.is_ready(), self.inner.nan_counts())
+    }
+
+    /// The greatest value in the window, `None` until ready, NaN while a
+    /// NaN counts in it. `+0.0` is above `−0.0`.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.extend_from_slice(&[70.0, 4.0, 9.0, 1.0]);
+    /// assert_eq!(s.max(), Some(9.0));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max(&self) -> Option<F> {
+        Extreme::Max.of(&self.extrema, self.is_ready(), self.inner.nan_counts())
+    }
+
+    /// Whether the mean and variances come from the exact integer sums
+    /// (true unless the window's finite values span more binary orders of
+    /// magnitude than they hold; see the type's doc).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.extend_from_slice(&[1e300, 1e-300]);
+    /// assert!(!s.is_exact());
+    /// s.extend_from_slice(&[1.0, 2.0]);
+    /// assert!(s.is_exact());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_exact(&self) -> bool {
+        self.inner.total.is_exact()
+    }
+
+    /// The number of values in the window: `min(n, window)` after `n`
+    /// pushes.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.extend_from_slice(&[1.0, 2.0, 3.0]);
+    /// assert_eq!(s.len(), 2);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether the window holds no value.
+    ///
+    /// ```
+    /// assert!(momenta::MovingStats::<f64>::new(2)?.is_empty());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.inner.len() == 0
+    }
+
+    /// The window length given to [`new`](Self::new).
+    ///
+    /// ```
+    /// assert_eq!(momenta::MovingStats::<f32>::new(3)?.window(), 3);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn window(&self) -> usize {
+        self.inner.window()
+    }
+
+    /// Whether `window` values have been pushed, so every push now drops
+    /// the oldest.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(1)?;
+    /// assert!(!s.is_full());
+    /// s.push(2.0);
+    /// assert!(s.is_full());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.inner.is_full()
+    }
+
+    /// Forgets every value; the window length and options stay, and so
+    /// does the allocated buffer.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// s.extend_from_slice(&[1.0, 2.0]);
+    /// s.reset();
+    /// assert_eq!((s.mean(), s.max()), (None, None));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.inner.reset();
+        self.extrema.clear();
+        self.pushed = 0;
+    }
+
+    /// The values in the window, oldest first.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// s.extend_from_slice(&[1.0, 2.0, 3.0]);
+    /// assert!(s.iter().eq([2.0, 3.0]));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = F> + '_ {
+        self.inner.iter()
+    }
+}
+
+impl<F: Float> PartialEq for MovingStats<F> {
+    /// Equal when the window lengths and options are equal and the windows
+    /// hold the same values in the same order (so, like `f64`, a window
+    /// holding a NaN is not equal to itself).
+    ///
+    /// ```
+    /// use momenta::MovingStats;
+    /// let mut a = MovingStats::new(2)?;
+    /// let mut b = MovingStats::new(2)?;
+    /// a.extend_from_slice(&[5.0, 1.0, 2.0]);
+    /// b.extend_from_slice(&[1.0, 2.0]);
+    /// assert_eq!(a, b);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    fn eq(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+}
+
+impl_accumulator!(MovingStats);
+
+#[cfg(feature = "serde")]
+impl<F: Float> TryFrom<super::state::SumsWindowState<F>> for MovingStats<F> {
+    type Error = Error;
+
+    fn try_from(state: super::state::SumsWindowState<F>) -> Result<Self, Error> {
+        let inner = Window::try_from(state)?;
+        let mut s = Self {
+            pushed: inner.len() as u64,
+            inner,
+            extrema: Extrema::default(),
+        };
+        s.extrema_afresh();
+        Ok(s)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<F: Float> serde::Serialize for MovingStats<F> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        self.inner.serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn auto_traits() {
+        assert_send_sync::<MovingStats<f32>>();
+        assert_send_sync::<MovingStats<f64>>();
+    }
+}
