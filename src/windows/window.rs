@@ -1346,6 +1346,15 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.push_slow(x);
     }
 
+    /// Whether the window holds a finite value: without one, a search of
+    /// the ring for the newest finite value would read all of it for
+    /// nothing (at every push of a window filled with infinities).
+    #[inline]
+    fn has_finite(&self) -> bool {
+        let non_finite = self.non_finite;
+        non_finite.nan + non_finite.pos_inf + non_finite.neg_inf < self.ring.len()
+    }
+
     /// Every other push: filling, non-finite values, the wrap, a re-base
     /// or a check due.
     fn push_slow(&mut self, x: F) {
@@ -1395,7 +1404,11 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 // `x` stays until the next wrap.
                 self.total.rebase(x);
                 self.rebase_pending = false;
-            } else if let Some(v) = self.ring.iter().rev().find(|v| v.is_finite()) {
+            } else if let Some(v) = self
+                .has_finite()
+                .then(|| self.ring.iter().rev().find(|v| v.is_finite()))
+                .flatten()
+            {
                 // Meanwhile the newest finite value, which is in the
                 // window now; the next finite value takes over until the
                 // next wrap.
