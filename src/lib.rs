@@ -381,6 +381,9 @@ extern crate std;
 mod accumulator;
 mod cumulative;
 mod error;
+mod exact_co_sums;
+mod exact_grouped;
+mod exact_sums;
 mod exponential;
 mod float;
 mod kernels;
@@ -409,6 +412,8 @@ pub use cumulative::{
     WeightedVariance, WeightedVarianceParts,
 };
 pub use error::{Error, ErrorKind};
+pub use exact_co_sums::ExactCoSums;
+pub use exact_sums::ExactSums;
 pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
 pub use kernels::FromSlice;

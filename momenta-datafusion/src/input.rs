@@ -174,6 +174,22 @@ fn parse_decimal(digits: &str, scale: i8) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// An aggregate's argument columns as `f64`.
+pub(crate) type Columns<'a> = Vec<Cow<'a, [f64]>>;
+
+/// The first `arity` columns of `arguments` as `f64` ([`values`]) and the
+/// rows that count ([`present_rows`]): what an aggregate takes from a
+/// batch.
+pub(crate) fn columns<'a>(
+    arguments: &'a [ArrayRef],
+    arity: usize,
+    filter: Option<&BooleanArray>,
+) -> Result<(Columns<'a>, Option<BooleanBuffer>)> {
+    let inputs = &arguments[..arity];
+    let columns = inputs.iter().map(values).collect::<Result<_>>()?;
+    Ok((columns, present_rows(inputs, filter)))
+}
+
 /// The rows that count: those where every input is non-null and the
 /// filter (if any) is true. `None` means every row.
 pub(crate) fn present_rows(

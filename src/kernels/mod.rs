@@ -39,6 +39,7 @@ use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
 use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
+pub(crate) use arch::{prefetch_line, prefetching};
 pub(crate) use schedule::Schedule;
 
 pub(crate) use bundle::Sealed;

@@ -22,13 +22,13 @@
 //! two histories that leave the same values in the window read the same
 //! bits.
 
-use super::exact_sums::ExactSums;
 #[cfg(feature = "serde")]
 use super::state::SumsState;
 use super::window::{ShiftedMoments, ShiftedSum, WindowStats};
 #[cfg(feature = "serde")]
 use crate::Error;
 use crate::Float;
+use crate::exact_sums::ExactSums;
 
 /// Exact sums, or compensated ones when the values do not fit them.
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ impl<F: Float> ExactMoments<F> {
     #[inline]
     pub(crate) fn mean_value(&self) -> F {
         if self.on_exact {
-            F::from_f64(self.exact.mean())
+            F::from_f64(self.exact.mean_or_zero())
         } else {
             self.fallback.sum().mean()
         }
@@ -103,7 +103,7 @@ impl<F: Float> WindowStats<F> for ExactMoments<F> {
     #[inline]
     fn add(&mut self, x: F) {
         if self.on_exact {
-            self.retake |= !self.exact.add(x.as_f64());
+            self.retake |= !self.exact.add_fitting(x.as_f64());
         } else {
             self.fallback.add(x);
         }

@@ -23,7 +23,6 @@
 
 mod bounds;
 mod exact_moments;
-mod exact_sums;
 mod extrema;
 mod interpolation;
 mod lanes;

@@ -34,6 +34,8 @@ mod ema;
 mod ewm;
 /// Mean and variance against exact rational arithmetic.
 mod exact;
+/// `ExactSums`: exact rationals, any order, refusals.
+mod exact_sums;
 /// Inputs the fuzz targets found, replayed.
 mod fuzz_regressions;
 /// Half-precision tensors through the kernels (feature `half`).

@@ -3,8 +3,6 @@
 //! core crate's slice kernel, and the batches' statistics and the states
 //! merged in are kept as a [`Partial`].
 
-use std::borrow::Cow;
-
 use datafusion::arrow::array::ArrayRef;
 use datafusion::common::{Result, ScalarValue, exec_datafusion_err};
 use datafusion::logical_expr::Accumulator;
@@ -43,11 +41,8 @@ pub(super) fn of_batch<S: Statistic>(
     scratch: &mut [Vec<f64>; 2],
 ) -> Result<S> {
     let arity = S::ARITY;
-    let columns: Vec<Cow<'_, [f64]>> = values[..arity]
-        .iter()
-        .map(input::values)
-        .collect::<Result<_>>()?;
-    let stat = match input::present_rows(&values[..arity], None) {
+    let (columns, present) = input::columns(values, arity, None)?;
+    let stat = match present {
         None => {
             let slices: Vec<&[f64]> = columns.iter().map(AsRef::as_ref).collect();
             S::from_columns(&slices)

@@ -48,7 +48,7 @@ impl<F: Function> Default for StatGroupsAccumulator<F> {
 
 /// Calls `f` with each present row's index, in order.
 #[inline]
-fn for_each_row(
+pub(super) fn for_each_row(
     present: Option<&BooleanBuffer>,
     rows: usize,
     f: impl FnMut(usize) -> Result<()>,
@@ -59,8 +59,25 @@ fn for_each_row(
     }
 }
 
-fn invalid(e: &momenta::Error) -> datafusion::error::DataFusionError {
+/// momenta's error as DataFusion's.
+pub(super) fn invalid(e: &momenta::Error) -> datafusion::error::DataFusionError {
     exec_datafusion_err!("{e}")
+}
+
+/// Each present row's state, as columns (`convert_to_state`: the path
+/// when partial aggregation is skipped).
+pub(super) fn row_states<S: Statistic>(
+    values: &[ArrayRef],
+    opt_filter: Option<&BooleanArray>,
+) -> Result<Vec<ArrayRef>> {
+    let arity = S::ARITY;
+    let (columns, present) = input::columns(values, arity, opt_filter)?;
+    let (xs, ys) = (&columns[0], &columns[arity - 1]);
+    let mut states = vec![S::default(); xs.len()];
+    for_each_row(present.as_ref(), xs.len(), |i| {
+        states[i].push_row(xs[i], ys[i]).map_err(|e| invalid(&e))
+    })?;
+    Ok(state::columns(states.iter()))
 }
 
 impl<F: Function> StatGroupsAccumulator<F> {
@@ -147,11 +164,7 @@ impl<F: Function> GroupsAccumulator for StatGroupsAccumulator<F> {
     ) -> Result<()> {
         self.resize(total_num_groups);
         let arity = F::Stat::ARITY;
-        let columns: Vec<Cow<'_, [f64]>> = values[..arity]
-            .iter()
-            .map(input::values)
-            .collect::<Result<_>>()?;
-        let present = input::present_rows(&values[..arity], opt_filter);
+        let (columns, present) = input::columns(values, arity, opt_filter)?;
         let taken = self.take_batch(&columns, group_indices, present.as_ref());
         for &g in &self.touched {
             self.rows[g] = 0;
@@ -201,18 +214,7 @@ impl<F: Function> GroupsAccumulator for StatGroupsAccumulator<F> {
         values: &[ArrayRef],
         opt_filter: Option<&BooleanArray>,
     ) -> Result<Vec<ArrayRef>> {
-        let arity = F::Stat::ARITY;
-        let columns: Vec<Cow<'_, [f64]>> = values[..arity]
-            .iter()
-            .map(input::values)
-            .collect::<Result<_>>()?;
-        let (xs, ys) = (&columns[0], &columns[arity - 1]);
-        let present = input::present_rows(&values[..arity], opt_filter);
-        let mut states = vec![F::Stat::default(); xs.len()];
-        for_each_row(present.as_ref(), xs.len(), |i| {
-            states[i].push_row(xs[i], ys[i]).map_err(|e| invalid(&e))
-        })?;
-        Ok(state::columns(states.iter()))
+        row_states::<F::Stat>(values, opt_filter)
     }
 
     fn size(&self) -> usize {

@@ -10,6 +10,7 @@
 //! for every statistic, so that no two functions can drift apart.
 
 mod accumulator;
+mod exact_groups;
 mod groups;
 mod partial;
 mod state;
@@ -90,6 +91,10 @@ pub(crate) trait Statistic: Clone + Debug + Default + Send + Sync + 'static {
     /// nothing.
     fn push_row(&mut self, x: f64, y: f64) -> Result<(), momenta::Error>;
 
+    /// How the statistic is read from exact sums, when it can be: then
+    /// `GROUP BY` keeps each group's rows in them.
+    const FROM_EXACT: Option<ReadExact<Self>> = None;
+
     /// Merges another state into this one (Chan's formulas).
     fn merge(&mut self, other: &Self);
 
@@ -103,6 +108,18 @@ pub(crate) trait Statistic: Clone + Debug + Default + Send + Sync + 'static {
     ///
     /// A state that `from_parts` rejects (a negative M2, say).
     fn from_parts(count: u64, parts: &[f64]) -> Result<Self, momenta::Error>;
+}
+
+/// How a statistic is read from the exact sums of its rows: for the
+/// statistics of one column read from `Σx`, `Σx²` (mean, variance), or
+/// of two read from those and `Σxy` (covariance, correlation).
+///
+/// Reading fails only on fields the statistic's `from_parts` rejects.
+pub(crate) enum ReadExact<S> {
+    /// From [`momenta::ExactSums`].
+    One(fn(&momenta::ExactSums) -> Result<S, momenta::Error>),
+    /// From [`momenta::ExactCoSums`].
+    Two(fn(&momenta::ExactCoSums) -> Result<S, momenta::Error>),
 }
 
 /// One SQL aggregate function over a [`Statistic`].
@@ -206,6 +223,15 @@ impl<F: Function> AggregateUDFImpl for Aggregate<F> {
         &self,
         _args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
-        Ok(Box::new(groups::StatGroupsAccumulator::<F>::default()))
+        Ok(match F::Stat::FROM_EXACT {
+            Some(ReadExact::One(read)) => {
+                Box::new(exact_groups::ExactGroupsAccumulator::<F, momenta::ExactSums>::new(read))
+            }
+            Some(ReadExact::Two(read)) => Box::new(exact_groups::ExactGroupsAccumulator::<
+                F,
+                momenta::ExactCoSums,
+            >::new(read)),
+            None => Box::new(groups::StatGroupsAccumulator::<F>::default()),
+        })
     }
 }

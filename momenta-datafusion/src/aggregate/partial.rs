@@ -199,7 +199,7 @@ impl<S: Statistic> Partial<S> {
 
 /// The row a state of one row stands for, when pushing that row gives the
 /// same state bit for bit.
-fn one_row<S: Statistic>(state: &S) -> Option<(f64, f64)> {
+pub(super) fn one_row<S: Statistic>(state: &S) -> Option<(f64, f64)> {
     if state.count() != 1 {
         return None;
     }

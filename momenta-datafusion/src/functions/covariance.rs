@@ -7,7 +7,7 @@ use std::sync::Arc;
 use datafusion::logical_expr::AggregateUDF;
 use momenta::{Covariance, CovarianceParts, Merge};
 
-use crate::aggregate::{Aggregate, Function, Statistic};
+use crate::aggregate::{Aggregate, Function, ReadExact, Statistic};
 
 impl Statistic for Covariance<f64> {
     const ARITY: usize = 2;
@@ -31,6 +31,9 @@ impl Statistic for Covariance<f64> {
         self.push(x, y);
         Ok(())
     }
+
+    const FROM_EXACT: Option<ReadExact<Self>> =
+        Some(ReadExact::Two(|sums| Ok(sums.to_covariance())));
 
     fn merge(&mut self, other: &Self) {
         Merge::merge(self, other);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use datafusion::logical_expr::AggregateUDF;
 use momenta::{Mean, MeanParts, Merge};
 
-use crate::aggregate::{Aggregate, Function, Statistic};
+use crate::aggregate::{Aggregate, Function, ReadExact, Statistic};
 
 impl Statistic for Mean<f64> {
     const ARITY: usize = 1;
@@ -29,6 +29,13 @@ impl Statistic for Mean<f64> {
         self.push(x);
         Ok(())
     }
+
+    const FROM_EXACT: Option<ReadExact<Self>> = Some(ReadExact::One(|sums| {
+        Mean::from_parts(MeanParts {
+            count: sums.count(),
+            mean: sums.mean().unwrap_or(0.0),
+        })
+    }));
 
     fn merge(&mut self, other: &Self) {
         Merge::merge(self, other);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use datafusion::logical_expr::AggregateUDF;
 use momenta::{Merge, Variance, VarianceParts};
 
-use crate::aggregate::{Aggregate, Function, Statistic};
+use crate::aggregate::{Aggregate, Function, ReadExact, Statistic};
 
 impl Statistic for Variance<f64> {
     const ARITY: usize = 1;
@@ -29,6 +29,8 @@ impl Statistic for Variance<f64> {
         self.push(x);
         Ok(())
     }
+
+    const FROM_EXACT: Option<ReadExact<Self>> = Some(ReadExact::One(|sums| Ok(sums.to_variance())));
 
     fn merge(&mut self, other: &Self) {
         Merge::merge(self, other);

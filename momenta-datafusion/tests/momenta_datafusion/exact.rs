@@ -149,9 +149,12 @@ async fn variance_of_1e9_plus_uniform_ungrouped_and_by_4_groups() {
     }
     // The partition count and the path (partial aggregation or not) move
     // each result by at most 2 ulps.
-    for r in &results[1..] {
-        for (a, b) in r.iter().zip(&results[0]) {
-            assert!(ulps_apart(*a, *b) <= 2, "{a:e} against {b:e}");
+    for (j, r) in results.iter().enumerate().skip(1) {
+        for (i, (a, b)) in r.iter().zip(&results[0]).enumerate() {
+            assert!(
+                ulps_apart(*a, *b) <= 2,
+                "setup {j}, value {i}: {a:e} against {b:e}"
+            );
         }
     }
 }

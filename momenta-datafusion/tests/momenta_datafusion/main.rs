@@ -24,5 +24,6 @@ mod ballista;
 mod common;
 mod edge;
 mod exact;
+mod order;
 mod types;
 mod window;

@@ -85,7 +85,7 @@ pub(super) fn prefetch<const SEVERAL: bool, T>(p: *const T) {
 /// (always false off x86-64).
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "read at the head of the hot loops")]
-pub(super) fn prefetching() -> bool {
+pub(crate) fn prefetching() -> bool {
     #[cfg(target_arch = "x86_64")]
     return x86_64::prefetching();
     #[cfg(not(target_arch = "x86_64"))]

@@ -74,7 +74,7 @@ const LIMIT: i32 = 94;
 const SMALL: i32 = 62;
 
 /// The most values the sums hold (see the module doc).
-const MAX_COUNT: u64 = (1 << 32) - 1;
+const MAX_COUNT: u32 = u32::MAX;
 
 /// `x` as its sign, the integer `m < 2^53` and the exponent `e` with
 /// `|x| = m·2^e` (`e = −1074` for subnormals and zeros).
@@ -107,7 +107,7 @@ fn pow2(k: i32) -> f64 {
 }
 
 /// `x·2^k`, exact whenever the result is a normal number.
-fn scale2(mut x: f64, mut k: i32) -> f64 {
+pub(crate) fn scale2(mut x: f64, mut k: i32) -> f64 {
     while k > 1000 {
         x *= pow2(1000);
         k -= 1000;
@@ -171,10 +171,10 @@ fn square64(i: i64) -> i128 {
 
 /// A 256-bit unsigned integer as four 64-bit limbs, least significant
 /// first (the read-out's arithmetic).
-type U256 = [u64; 4];
+pub(crate) type U256 = [u64; 4];
 
 /// `a·b` for a 256-bit `a` and a 64-bit `b`, which must fit 256 bits.
-fn mul_small(a: U256, b: u64) -> U256 {
+pub(crate) fn mul_small(a: U256, b: u64) -> U256 {
     let mut out = [0; 4];
     let mut carry = 0_u128;
     for (o, &limb) in out.iter_mut().zip(&a) {
@@ -186,7 +186,7 @@ fn mul_small(a: U256, b: u64) -> U256 {
 }
 
 /// `a²` for `a < 2^128`.
-fn square(a: u128) -> U256 {
+pub(crate) fn square(a: u128) -> U256 {
     let (h, l) = ((a >> 64) as u64, a as u64);
     let ll = u128::from(l) * u128::from(l);
     let lh = u128::from(l) * u128::from(h);
@@ -205,7 +205,7 @@ fn square(a: u128) -> U256 {
 }
 
 /// `a − b` for `a ≥ b`.
-fn sub(a: U256, b: U256) -> U256 {
+pub(crate) fn sub(a: U256, b: U256) -> U256 {
     let mut out = [0; 4];
     let mut borrow = false;
     for i in 0..4 {
@@ -217,30 +217,99 @@ fn sub(a: U256, b: U256) -> U256 {
     out
 }
 
-/// `a` rounded to the nearest `f64` (ties to even), then times `2^exp`
-/// (a second rounding only when that is subnormal).
-fn u256_to_f64(a: U256, exp: i32) -> f64 {
-    let hi = (u128::from(a[3]) << 64) | u128::from(a[2]);
-    let lo = (u128::from(a[1]) << 64) | u128::from(a[0]);
-    if hi == 0 {
-        return scale2(round_to_f64(lo, 0, false), exp);
+/// `a·2^k` modulo 2^256, for `k < 256`.
+pub(crate) fn shift_left(a: U256, k: u32) -> U256 {
+    let (limbs, bits) = ((k / 64) as usize, k % 64);
+    let mut out = [0; 4];
+    for i in (limbs..4).rev() {
+        let from = i - limbs;
+        out[i] = a[from] << bits;
+        if bits > 0 && from > 0 {
+            out[i] |= a[from - 1] >> (64 - bits);
+        }
     }
-    // The top 128 bits, and whether anything below them is set.
-    let shift = hi.leading_zeros();
-    let top = if shift == 0 {
-        hi
-    } else {
-        (hi << shift) | (lo >> (128 - shift))
-    };
-    let below = if shift == 0 { lo } else { lo << shift };
-    scale2(round_to_f64(top, 128 - shift as i32, below != 0), exp)
+    out
 }
 
-/// The exact sums of a multiset of finite `f64` (see the module doc).
+/// `a / m` for `m > 0`: the quotient and the remainder.
+fn div_small(a: U256, m: u64) -> (U256, u64) {
+    let (mut q, mut r) = ([0; 4], 0_u128);
+    let m = u128::from(m);
+    for i in (0..4).rev() {
+        let current = (r << 64) | u128::from(a[i]);
+        q[i] = (current / m) as u64;
+        r = current % m;
+    }
+    (q, r as u64)
+}
+
+/// `a/m · 2^exp` for `m > 0` and `a < 2^252`, correctly rounded (to
+/// nearest, ties to even; subnormal results too), +∞ when too large.
+pub(crate) fn quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
+    let bits = a
+        .iter()
+        .rposition(|&limb| limb != 0)
+        .map_or(0, |i| 64 * i as i32 + 64 - a[i].leading_zeros() as i32);
+    if bits == 0 {
+        return 0.0;
+    }
+    // Scaled so that the quotient has at least 55 bits (the remainder then
+    // only breaks ties): `a·2^k < 2^(119 + 1)`, far from 2^256.
+    let k = (119 - bits).max(0);
+    let (q, r) = div_small(shift_left(a, k as u32), m);
+    let hi = (u128::from(q[3]) << 64) | u128::from(q[2]);
+    let lo = (u128::from(q[1]) << 64) | u128::from(q[0]);
+    if hi == 0 {
+        return round_to_f64(lo, exp - k, r != 0);
+    }
+    let shift = hi.leading_zeros();
+    let (top, below) = if shift == 0 {
+        (hi, lo)
+    } else {
+        ((hi << shift) | (lo >> (128 - shift)), lo << shift)
+    };
+    round_to_f64(top, 128 - shift as i32 + exp - k, below != 0 || r != 0)
+}
+
+/// The mean and variance of `f64` values from exact integer sums: the
+/// same bits whatever order the values come in.
+///
+/// It keeps `Σx` and `Σx²` as integers (a 128-bit and a 256-bit one,
+/// scaled by a power of two), so taking a value in never rounds. The mean
+/// is read correctly rounded, the variance within one `ε` relative: on
+/// `1e9 + U(0, 1)`, where a float accumulator loses half its digits to
+/// cancellation, it is as exact as on `U(0, 1)`.
+///
+/// The integers hold values whose binades span at most 94 bits (`1e9 +
+/// U(0, 1)` spans 53; `1e15` beside it, 73), and up to 2³² − 1 of them.
+/// A value they cannot hold (`1e300` after `1e-300`, a NaN, an infinity,
+/// the 2³²-th value) is refused: [`add`](Self::add) returns `false` and
+/// the sums are unchanged, and the caller keeps that value another way
+/// (in a [`Variance`](crate::Variance), say, merged with
+/// [`to_variance`](Self::to_variance) at the end). It needs no `std`.
+///
+/// ```
+/// use momenta::ExactSums;
+///
+/// let mut sums = ExactSums::new();
+/// for x in [1e9 + 0.25, 1e9 + 0.5, 1e9 + 0.75] {
+///     assert!(sums.add(x));
+/// }
+/// assert_eq!(sums.count(), 3);
+/// assert_eq!(sums.mean(), Some(1e9 + 0.5));
+/// assert_eq!(sums.population_variance(), Some(0.125 / 3.0));
+/// assert_eq!(sums.sample_variance(), Some(0.0625));
+/// // Values too far apart for the integers are refused, not rounded.
+/// assert!(!sums.add(1e300));
+/// assert!(!sums.add(f64::NAN));
+/// assert_eq!(sums.count(), 3);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct ExactSums {
+// One cache line: a `GROUP BY` keeps a vector of them.
+#[repr(align(64))]
+pub struct ExactSums {
     /// How many values.
-    count: u64,
+    count: u32,
     /// Every value is a multiple of `2^base` below `2^(base + LIMIT)`.
     base: i32,
     /// `Σx / 2^base`.
@@ -253,6 +322,256 @@ pub(crate) struct ExactSums {
 }
 
 impl ExactSums {
+    /// No values.
+    ///
+    /// ```
+    /// let sums = momenta::ExactSums::new();
+    /// assert_eq!(sums.count(), 0);
+    /// assert_eq!(sums.mean(), None);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many values it holds.
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// assert!(sums.add(2.5));
+    /// assert_eq!(sums.count(), 1);
+    /// ```
+    #[must_use]
+    pub fn count(&self) -> u64 {
+        u64::from(self.count)
+    }
+
+    /// Takes in `x`, exactly; or returns `false` and changes nothing that
+    /// can be read when the integers cannot hold it: `x` is not finite,
+    /// its binade and those of the values held span more than 94 bits, or
+    /// 2³² − 1 values are held already.
+    ///
+    /// A value resolved finer than those before it (`1e-12` after `1.0`)
+    /// moves the integers' scale down when they have the room, so values
+    /// near zero are taken; only values too large for the scale the
+    /// others set (`1e30` after `1.0`) or too far apart are refused.
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// assert!(sums.add(1.0));
+    /// assert!(sums.add(1e-12));
+    /// assert!(!sums.add(1e30));
+    /// assert!(!sums.add(f64::INFINITY));
+    /// assert_eq!(sums.count(), 2);
+    /// ```
+    #[inline]
+    pub fn add(&mut self, x: f64) -> bool {
+        self.add_fitting(x) || (self.lower_base_for(x) > 0 && self.add_fitting(x))
+    }
+
+    /// The mean, correctly rounded (to nearest, ties to even); `None`
+    /// without values.
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// for x in [1.0 + f64::EPSILON, 1.0, 1.0] {
+    ///     assert!(sums.add(x));
+    /// }
+    /// // 1 + ε/3 is nearer 1 than 1 + ε.
+    /// assert_eq!(sums.mean(), Some(1.0));
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.mean_or_zero())
+    }
+
+    /// `Σ(x − x̄)²`, correctly rounded (0 for fewer than two values).
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// for x in [1e16, 1e16 + 2.0] {
+    ///     assert!(sums.add(x));
+    /// }
+    /// assert_eq!(sums.m2(), 2.0);
+    /// ```
+    #[must_use]
+    pub fn m2(&self) -> f64 {
+        self.variance(1)
+    }
+
+    /// `Σ(x − x̄)²/n`, correctly rounded; `None` without values.
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// for x in [1.0, 2.0, 3.0, 4.0] {
+    ///     assert!(sums.add(x));
+    /// }
+    /// assert_eq!(sums.population_variance(), Some(1.25));
+    /// ```
+    #[must_use]
+    pub fn population_variance(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.variance(u64::from(self.count)))
+    }
+
+    /// `Σ(x − x̄)²/(n − 1)`, correctly rounded; `None` below two
+    /// values.
+    ///
+    /// ```
+    /// let mut sums = momenta::ExactSums::new();
+    /// for x in [1.0, 2.0, 3.0, 4.0] {
+    ///     assert!(sums.add(x));
+    /// }
+    /// assert_eq!(sums.sample_variance(), Some(5.0 / 3.0));
+    /// ```
+    #[must_use]
+    pub fn sample_variance(&self) -> Option<f64> {
+        (self.count > 1).then(|| self.variance(u64::from(self.count - 1)))
+    }
+
+    /// The same values as a [`Variance`](crate::Variance), to merge with
+    /// values kept another way: its `M2` within `ε`, and its mean as the
+    /// correctly rounded mean plus what rounding took off it (within `ε`
+    /// of that), so that merges, whose result turns on the differences of
+    /// the means, see the mean to about 106 bits.
+    ///
+    /// ```
+    /// use momenta::{ExactSums, Merge, Variance};
+    ///
+    /// let mut sums = ExactSums::new();
+    /// assert!(sums.add(1.0) && sums.add(3.0));
+    /// let mut all = sums.to_variance();
+    /// all.merge(&Variance::from_slice(&[5.0]));
+    /// assert_eq!(all.mean(), Some(3.0));
+    /// assert_eq!(all.sample_variance(), Some(4.0));
+    /// ```
+    #[must_use]
+    pub fn to_variance(&self) -> crate::Variance<f64> {
+        let parts = crate::VarianceParts {
+            count: u64::from(self.count),
+            shift: self.mean_or_zero(),
+            offset: self.mean_residual(),
+            m2: self.m2(),
+        };
+        // The parts of finite exact sums are always valid: a finite mean,
+        // and an M2 that is not negative (it may be +∞ when the values
+        // span the whole range of f64, which `from_parts` takes too).
+        crate::Variance::from_parts(parts).unwrap_or_default()
+    }
+
+    /// The exact mean minus its correct rounding, `(S − n·m/2^base)/n ·
+    /// 2^base` for the rounded mean `m`, rounded twice. The integer is
+    /// exact: with `m/2^base` an integer (`k = 0`), both terms are below
+    /// 2^126; else `m`, and so `S`, are small enough beside `2^base` that
+    /// `S·2^k` stays below `2^(32 + 54)`.
+    fn mean_residual(&self) -> f64 {
+        let m = self.mean_or_zero();
+        if self.count == 0 || m == 0.0 {
+            return scale2(self.sum as f64 / f64::from(self.count.max(1)), self.base);
+        }
+        let (negative, mant, e) = parts(m);
+        let low = e + mant.trailing_zeros() as i32;
+        let k = (self.base - low).max(0);
+        let whole = i128::from(mant >> (low - e)) << (low - (self.base - k));
+        let whole = if negative { -whole } else { whole };
+        let r = (self.sum << k) - i128::from(self.count) * whole;
+        scale2(r as f64 / f64::from(self.count), self.base - k)
+    }
+
+    /// `2^-base` when that is a normal `f64`, else 0 (no fast route).
+    fn scale_for(base: i32) -> f64 {
+        if (-1022..=1023).contains(&-base) {
+            pow2(-base)
+        } else {
+            0.0
+        }
+    }
+
+    /// Lowers the base so that `x`, resolved finer than `2^base`, is a
+    /// multiple of it, when every value held stays below `2^LIMIT` at the
+    /// new base; halfway into the room left, so that later finer values
+    /// fit too. Returns by how many bits it moved the base (0: it did
+    /// not).
+    #[inline(never)]
+    pub(crate) fn lower_base_for(&mut self, x: f64) -> u32 {
+        let (_, m, e) = parts(x);
+        if self.count == 0 || m == 0 || !x.is_finite() {
+            return 0;
+        }
+        let need = self.base - (e + m.trailing_zeros() as i32);
+        // Every value held is below 2^held at the present base: its
+        // square is at most Q.
+        let q_bits = if self.squares_hi == 0 {
+            128 - self.squares_lo.leading_zeros() as i32
+        } else {
+            256 - self.squares_hi.leading_zeros() as i32
+        };
+        let room = LIMIT - (q_bits + 1) / 2;
+        if need <= 0 || need > room {
+            return 0;
+        }
+        let k = need + (room - need) / 2;
+        // |S| ≤ n·max stays below 2^(32 + LIMIT) = 2^126, Q below 2^220.
+        self.sum <<= k;
+        let t = (2 * k) as u32;
+        if t < 128 {
+            self.squares_hi = (self.squares_hi << t) | (self.squares_lo >> (128 - t));
+            self.squares_lo <<= t;
+        } else {
+            self.squares_hi = self.squares_lo << (t - 128);
+            self.squares_lo = 0;
+        }
+        self.base -= k;
+        self.scale = Self::scale_for(self.base);
+        k as u32
+    }
+
+    /// `x / 2^base`, an integer below `2^LIMIT` in magnitude, when `x` is
+    /// finite and fits the present base; else `None`.
+    #[inline]
+    pub(crate) fn integer(&self, x: f64) -> Option<i128> {
+        if let Some(i) = self.small(x) {
+            return Some(i128::from(i));
+        }
+        if !x.is_finite() {
+            return None;
+        }
+        let (negative, m, s) = self.scaled(x)?;
+        let v = i128::from(m) << s;
+        Some(if negative { -v } else { v })
+    }
+
+    /// Whether it holds as many values as it can.
+    #[inline]
+    pub(crate) fn is_full(&self) -> bool {
+        self.count == MAX_COUNT
+    }
+
+    /// Takes in a value as its [`integer`](Self::integer), in a set that
+    /// is neither empty (its base is set) nor full.
+    #[inline]
+    pub(crate) fn push_integer(&mut self, v: i128) {
+        self.count += 1;
+        self.sum += v;
+        if let Ok(i) = i64::try_from(v) {
+            self.add_squares(square64(i));
+        } else {
+            let [a, b, c, d] = square(v.unsigned_abs());
+            let lo = (u128::from(b) << 64) | u128::from(a);
+            let hi = (u128::from(d) << 64) | u128::from(c);
+            self.plus((0, lo, hi));
+        }
+    }
+
+    /// The base: every value is `x = v·2^base` for an integer `v`.
+    pub(crate) fn base(&self) -> i32 {
+        self.base
+    }
+
+    /// `Σx / 2^base`.
+    pub(crate) fn sum(&self) -> i128 {
+        self.sum
+    }
+
     /// `x / 2^base` when it is an integer of magnitude below `2^63` (the
     /// fast route: a multiplication by a power of two and a conversion,
     /// both exact when the check passes), else `None`.
@@ -347,23 +666,53 @@ impl ExactSums {
         Self::terms(self.scaled(x).unwrap_or_default())
     }
 
-    /// Adds `x` (finite), or returns `false` and changes nothing when it
-    /// does not fit (see the module doc).
+    /// Adds `x` at the present base, or returns `false` and changes
+    /// nothing when it does not fit there (see the module doc) or is not
+    /// finite.
     #[inline]
-    pub(crate) fn add(&mut self, x: f64) -> bool {
-        if self.count == 0 {
-            // An empty set takes any base: the one `of_values` would pick.
-            *self = Self::of_values(|| core::iter::once(x)).unwrap_or_default();
-            return self.count == 1;
+    pub(crate) fn add_fitting(&mut self, x: f64) -> bool {
+        if let Some(i) = self.fast(x) {
+            self.push_fast(i);
+            return true;
         }
-        if self.count >= MAX_COUNT {
+        self.add_fitting_wide(x)
+    }
+
+    /// `x / 2^base` when the fast route takes `x`: the set is neither
+    /// empty nor full, and `x/2^base` is an integer below `2^63` in
+    /// magnitude.
+    #[inline]
+    pub(crate) fn fast(&self, x: f64) -> Option<i64> {
+        if self.count.wrapping_sub(1) < MAX_COUNT - 1 {
+            self.small(x)
+        } else {
+            None
+        }
+    }
+
+    /// Takes in a value as [`fast`](Self::fast) gave it.
+    #[inline]
+    pub(crate) fn push_fast(&mut self, i: i64) {
+        self.count += 1;
+        self.sum += i128::from(i);
+        let (lo, carry) = self.squares_lo.overflowing_add(square64(i) as u128);
+        self.squares_lo = lo;
+        self.squares_hi += u128::from(carry);
+    }
+
+    /// [`add_fitting`](Self::add_fitting) off the fast route.
+    #[inline(never)]
+    fn add_fitting_wide(&mut self, x: f64) -> bool {
+        if !x.is_finite() {
             return false;
         }
-        if let Some(i) = self.small(x) {
-            self.count += 1;
-            self.sum += i128::from(i);
-            self.add_squares(square64(i));
+        if self.count == 0 {
+            // An empty set takes any base: the one `of_values` would pick.
+            *self = Self::of_one(x);
             return true;
+        }
+        if self.count == MAX_COUNT {
+            return false;
         }
         let Some(taken) = self.scaled(x) else {
             return false;
@@ -424,33 +773,15 @@ impl ExactSums {
                 top = top.max(e + bit_length(m));
             }
         }
-        if count > MAX_COUNT {
+        // At most `MAX_COUNT` (= u32::MAX) values.
+        let Ok(count) = u32::try_from(count) else {
             return None;
-        }
-        let base = if top == i32::MIN {
-            0
-        } else {
-            let span = top - low;
-            if span > LIMIT {
-                return None;
-            }
-            let halfway = low - (LIMIT - span) / 2;
-            if span <= SMALL {
-                // Every value on the fast route, with room below.
-                halfway.max(top - SMALL)
-            } else {
-                halfway
-            }
         };
-        let scale = if (-1022..=1023).contains(&-base) {
-            pow2(-base)
-        } else {
-            0.0
-        };
+        let base = Self::base_for(low, top)?;
         let mut sums = Self {
             count,
             base,
-            scale,
+            scale: Self::scale_for(base),
             ..Self::default()
         };
         for x in values() {
@@ -459,9 +790,53 @@ impl ExactSums {
         Some(sums)
     }
 
+    /// The base `of_values` picks for values whose set bits lie in
+    /// `[2^low, 2^top)` (`top = i32::MIN` for zeros only), or `None` when
+    /// they span more than `LIMIT` bits.
+    #[inline]
+    fn base_for(low: i32, top: i32) -> Option<i32> {
+        if top == i32::MIN {
+            return Some(0);
+        }
+        let span = top - low;
+        if span > LIMIT {
+            return None;
+        }
+        let halfway = low - (LIMIT - span) / 2;
+        Some(if span <= SMALL {
+            // Every value on the fast route, with room below.
+            halfway.max(top - SMALL)
+        } else {
+            halfway
+        })
+    }
+
+    /// The sums of the one finite value `x`, at the base `of_values`
+    /// would pick for it (without its two passes).
+    fn of_one(x: f64) -> Self {
+        let (_, m, e) = parts(x);
+        let (low, top) = if m == 0 {
+            (i32::MAX, i32::MIN)
+        } else {
+            (e + m.trailing_zeros() as i32, e + bit_length(m))
+        };
+        // One value spans at most 53 bits.
+        let base = Self::base_for(low, top).unwrap_or(0);
+        let mut sums = Self {
+            count: 1,
+            base,
+            scale: Self::scale_for(base),
+            ..Self::default()
+        };
+        if let Some(taken) = sums.scaled(x) {
+            sums.plus(Self::terms(taken));
+        }
+        sums
+    }
+
     /// The mean `Σx/n`, correctly rounded (to nearest, ties to even);
     /// +0 for an empty set.
-    pub(crate) fn mean(&self) -> f64 {
+    pub(crate) fn mean_or_zero(&self) -> f64 {
         if self.count == 0 || self.sum == 0 {
             return 0.0;
         }
@@ -478,11 +853,9 @@ impl ExactSums {
         if self.sum < 0 { -mean } else { mean }
     }
 
-    /// `Σ(x − x̄)² / divisor` for `divisor > 0`: `D = n·Q − S²`, exact,
-    /// rounded to an `f64`, divided by `n·divisor`, scaled by
-    /// `2^(2·base)`. Relative error at most `ε` (two roundings of `ε/2`,
-    /// and a third when `n·divisor > 2^53`); below the normal range,
-    /// within `2^-1074` absolute; +∞ when too large for an `f64`.
+    /// `Σ(x − x̄)² / divisor` for `0 < divisor ≤ n`: `D = n·Q − S²`,
+    /// exact, divided by `n·divisor` (below 2^64) and scaled by
+    /// `2^(2·base)`, correctly rounded; +∞ when too large for an `f64`.
     pub(crate) fn variance(&self, divisor: u64) -> f64 {
         if self.count < 2 {
             return 0.0;
@@ -493,9 +866,11 @@ impl ExactSums {
             self.squares_hi as u64,
             (self.squares_hi >> 64) as u64,
         ];
-        let d = sub(mul_small(q, self.count), square(self.sum.unsigned_abs()));
-        let scaled = u256_to_f64(d, 0) / (self.count as f64 * divisor as f64);
-        scale2(scaled, 2 * self.base)
+        let d = sub(
+            mul_small(q, u64::from(self.count)),
+            square(self.sum.unsigned_abs()),
+        );
+        quotient_to_f64(d, u64::from(self.count) * divisor, 2 * self.base)
     }
 }
 
@@ -522,6 +897,25 @@ mod tests {
     }
 
     #[test]
+    fn quotients_are_correctly_rounded() {
+        let q = |a: u64, m: u64, exp: i32| quotient_to_f64([a, 0, 0, 0], m, exp);
+        assert_eq!(q(1, 3, 0), 1.0 / 3.0);
+        assert_eq!(q(10, 4, 0), 2.5);
+        assert_eq!(q(2, 9, 0), 2.0 / 9.0);
+        // (2^53 + 1)/2: a tie between 2^52 and 2^52 + 1, to even.
+        let tie = shift_left([(1 << 53) + 1, 0, 0, 0], 0);
+        assert_eq!(quotient_to_f64(tie, 2, 0), 4_503_599_627_370_496.0);
+        // Below the normal range: 2^-1074 / 3 rounds to 0, 2·2^-1074 / 3
+        // up to 2^-1074.
+        assert_eq!(q(1, 3, -1074), 0.0);
+        assert_eq!(q(2, 3, -1074), pow2(-1074));
+        // A 200-bit dividend: 2^200 / 3.
+        let big = shift_left([1, 0, 0, 0], 200);
+        assert_eq!(quotient_to_f64(big, 3, -200), 1.0 / 3.0);
+        assert_eq!(q(1, 1, 1024), f64::INFINITY);
+    }
+
+    #[test]
     fn squares_of_wide_integers_are_exact() {
         let a = u128::MAX >> 2;
         let s = square(a);
@@ -533,22 +927,22 @@ mod tests {
     fn adds_removes_and_replaces_back_to_the_same_integers() {
         let xs = [1e9 + 0.25, 1e9 + 0.5, -3.0, 1e9 + 0.125];
         let mut s = of(&xs[..2]).unwrap();
-        assert!(s.add(xs[2]));
+        assert!(s.add_fitting(xs[2]));
         assert!(s.replace(xs[0], xs[3]));
         s.remove(xs[2]);
         let fresh = of(&[xs[1], xs[3]]).unwrap();
-        assert_eq!(s.mean().to_bits(), fresh.mean().to_bits());
+        assert_eq!(s.mean_or_zero().to_bits(), fresh.mean_or_zero().to_bits());
         assert_eq!(s.variance(2).to_bits(), fresh.variance(2).to_bits());
         // A window too fine for the fast route takes the wide one.
         let tiny = 1.0 / 1_180_591_620_717_411_303_424.0; // 2^-70
         let mut w = of(&[1.0, 2.0, tiny]).unwrap();
         assert!(w.small(2.0).is_none());
-        assert!(w.add(3.0));
+        assert!(w.add_fitting(3.0));
         w.remove(1.0);
         assert!(w.replace(tiny, 5.0));
-        assert_eq!(w.mean(), 10.0 / 3.0);
+        assert_eq!(w.mean_or_zero(), 10.0 / 3.0);
         assert_eq!(w.variance(2), 7.0 / 3.0); // M2 = 14/3
-        assert_eq!(s.mean(), 1e9 + 0.3125);
+        assert_eq!(s.mean_or_zero(), 1e9 + 0.3125);
         assert_eq!(s.variance(2), 0.1875 * 0.1875);
     }
 
@@ -557,7 +951,7 @@ mod tests {
         assert!(of(&[1e300, 1e-300]).is_none());
         assert!(of(&[1.0, 5e-324]).is_none());
         let mut s = of(&[1.0, 2.0]).unwrap();
-        assert!(!s.add(1e30));
+        assert!(!s.add_fitting(1e30));
         assert!(!s.replace(1.0, 1e-30));
         assert_eq!(s, of(&[1.0, 2.0]).unwrap());
         assert!(of(&[f64::MAX, -f64::MAX]).is_some());
@@ -568,19 +962,22 @@ mod tests {
     fn the_mean_is_correctly_rounded() {
         // (1 + 2^-52) + 1 + 1: the exact mean 1 + 2^-52/3 rounds to 1.
         let s = of(&[1.0 + f64::EPSILON, 1.0, 1.0]).unwrap();
-        assert_eq!(s.mean(), 1.0);
+        assert_eq!(s.mean_or_zero(), 1.0);
         // 2^-1074 and 0: the mean 2^-1075 is a tie, to even 0.
-        assert_eq!(of(&[5e-324, 0.0]).unwrap().mean(), 0.0);
-        assert_eq!(of(&[f64::MAX, f64::MAX]).unwrap().mean(), f64::MAX);
-        assert_eq!(of(&[-f64::MAX, -f64::MAX]).unwrap().mean(), -f64::MAX);
+        assert_eq!(of(&[5e-324, 0.0]).unwrap().mean_or_zero(), 0.0);
+        assert_eq!(of(&[f64::MAX, f64::MAX]).unwrap().mean_or_zero(), f64::MAX);
+        assert_eq!(
+            of(&[-f64::MAX, -f64::MAX]).unwrap().mean_or_zero(),
+            -f64::MAX
+        );
         let v: Vec<f64> = (0..7).map(|i| 0.1 * f64::from(i)).collect();
-        assert!(of(&v).unwrap().mean() > 0.0);
+        assert!(of(&v).unwrap().mean_or_zero() > 0.0);
     }
 
     #[test]
     fn a_variance_too_large_is_infinite() {
         let s = of(&[f64::MAX, -f64::MAX]).unwrap();
-        assert_eq!(s.mean(), 0.0);
+        assert_eq!(s.mean_or_zero(), 0.0);
         assert_eq!(s.variance(2), f64::INFINITY);
     }
 }

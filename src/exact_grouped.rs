@@ -1,0 +1,142 @@
+//! Whole columns into many groups' exact sums at once: the inner loop of
+//! a `GROUP BY`, for [`ExactSums`] and [`ExactCoSums`].
+//!
+//! A row's group is a random place in memory: with many groups the sums
+//! outgrow the caches, and a loop that waits for each row's sums runs at
+//! the memory's latency. So while it takes a row, the loop asks for the
+//! sums of the group [`AHEAD`] rows on (a prefetch, which never faults),
+//! and the memory serves many rows at once. On 10⁵ groups of `1e9 + U(0,
+//! 1)` (6.4 MB of sums) this took a row from 30–70 ns to 8–15 ns on an
+//! AMD EPYC 7003 guest; on 10³ groups (64 KB) it changes nothing, and the
+//! loop asks only when the sums are larger than [`PREFETCH_BYTES`].
+
+use crate::kernels::{prefetch_line, prefetching};
+use crate::{Error, ExactCoSums, ExactSums};
+
+/// How many rows ahead the loop asks for a group's sums.
+const AHEAD: usize = 16;
+
+/// The sums' size from which the loop asks ahead: half the L2 cache of
+/// the CPUs it was measured on.
+const PREFETCH_BYTES: usize = 256 * 1024;
+
+/// `add(sums[groups[i]], i)` for each row `i` of `rows`, `refused(i)`
+/// where it returns `false`.
+fn by_group<E>(
+    sums: &mut [E],
+    groups: &[usize],
+    rows: impl IntoIterator<Item = usize>,
+    mut add: impl FnMut(&mut E, usize) -> bool,
+    mut refused: impl FnMut(usize),
+) -> Result<(), Error> {
+    let ask = prefetching() && size_of_val(sums) > PREFETCH_BYTES;
+    for i in rows {
+        let &g = groups
+            .get(i)
+            .ok_or_else(|| Error::parameter("row", i as f64, "a row of the columns"))?;
+        if ask && let Some(ahead) = groups.get(i + AHEAD).and_then(|&a| sums.get(a)) {
+            prefetch_line::<true, E>(ahead);
+        }
+        let sums = sums
+            .get_mut(g)
+            .ok_or_else(|| Error::parameter("group", g as f64, "less than the number of sums"))?;
+        if !add(sums, i) {
+            refused(i);
+        }
+    }
+    Ok(())
+}
+
+impl ExactSums {
+    /// Adds each row's value to its group's sums: `xs[i]` to
+    /// `sums[groups[i]]` for each row `i` of `rows` in order, as
+    /// [`add`](Self::add) would one by one; `refused(i)` is called for
+    /// each row whose value its group's sums refuse (a NaN, an infinity,
+    /// a value too far from the group's others), for the caller to keep
+    /// another way.
+    ///
+    /// With many groups it is faster than a loop of `add`: while it takes
+    /// a row it asks the memory for the sums of the group 16 rows on.
+    ///
+    /// # Errors
+    ///
+    /// A row beyond `groups` or `xs`, or a group beyond `sums`
+    /// ([`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)):
+    /// the rows before it are taken, none after.
+    ///
+    /// ```
+    /// use momenta::ExactSums;
+    ///
+    /// let mut sums = vec![ExactSums::new(); 2];
+    /// let (groups, xs) = ([0, 1, 0, 1, 0], [1.0, 10.0, 3.0, f64::NAN, 5.0]);
+    /// let mut refused = Vec::new();
+    /// ExactSums::add_by_group(&mut sums, &groups, &xs, 0..5, |i| refused.push(i))?;
+    /// assert_eq!(sums[0].mean(), Some(3.0));
+    /// assert_eq!(sums[1].count(), 1);
+    /// assert_eq!(refused, [3]);
+    /// assert!(ExactSums::add_by_group(&mut sums, &[2], &[1.0], 0..1, |_| {}).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn add_by_group(
+        sums: &mut [ExactSums],
+        groups: &[usize],
+        xs: &[f64],
+        rows: impl IntoIterator<Item = usize>,
+        refused: impl FnMut(usize),
+    ) -> Result<(), Error> {
+        let xs = &xs[..xs.len().min(groups.len())];
+        by_group(
+            sums,
+            &groups[..xs.len()],
+            rows,
+            |s, i| s.add(xs[i]),
+            refused,
+        )
+    }
+}
+
+impl ExactCoSums {
+    /// Adds each row's pair to its group's sums: `(xs[i], ys[i])` to
+    /// `sums[groups[i]]` for each row `i` of `rows` in order, as
+    /// [`add`](Self::add) would one by one; `refused(i)` is called for
+    /// each row whose pair its group's sums refuse, for the caller to
+    /// keep another way. With many groups it asks for the sums of the
+    /// group 16 rows on while it takes a row, as
+    /// [`ExactSums::add_by_group`] does.
+    ///
+    /// # Errors
+    ///
+    /// A row beyond `groups`, `xs` or `ys`, or a group beyond `sums`
+    /// ([`ErrorKind::InvalidParameter`](crate::ErrorKind::InvalidParameter)):
+    /// the rows before it are taken, none after.
+    ///
+    /// ```
+    /// use momenta::ExactCoSums;
+    ///
+    /// let mut sums = vec![ExactCoSums::new(); 2];
+    /// let groups = [0, 0, 1, 0];
+    /// let (xs, ys) = ([1.0, 2.0, 5.0, 3.0], [2.0, 4.0, 1.0, 6.0]);
+    /// ExactCoSums::add_by_group(&mut sums, &groups, &xs, &ys, 0..4, |_| {})?;
+    /// assert_eq!(sums[0].to_covariance().correlation(), Some(1.0));
+    /// assert_eq!(sums[1].count(), 1);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn add_by_group(
+        sums: &mut [ExactCoSums],
+        groups: &[usize],
+        xs: &[f64],
+        ys: &[f64],
+        rows: impl IntoIterator<Item = usize>,
+        refused: impl FnMut(usize),
+    ) -> Result<(), Error> {
+        let n = groups.len().min(xs.len()).min(ys.len());
+        let (xs, ys) = (&xs[..n], &ys[..n]);
+        by_group(
+            sums,
+            &groups[..n],
+            rows,
+            |s, i| s.add(xs[i], ys[i]),
+            refused,
+        )
+    }
+}

@@ -1,0 +1,255 @@
+//! `ExactSums`: mean and variance against exact rational arithmetic, the
+//! same bits in any order, refusals that change nothing.
+
+use momenta::{ExactSums, Merge, Variance};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use quickcheck::{QuickCheck, TestResult};
+
+use crate::support::SplitMix;
+
+fn sums_of(xs: &[f64]) -> (ExactSums, usize) {
+    let mut s = ExactSums::new();
+    let taken = xs.iter().filter(|&&x| s.add(x)).count();
+    (s, taken)
+}
+
+/// The readouts, as bits (NaN-free: `None` as a sentinel).
+fn bits(s: &ExactSums) -> [u64; 4] {
+    let b = |v: Option<f64>| v.map_or(u64::MAX, f64::to_bits);
+    [
+        b(s.mean()),
+        s.m2().to_bits(),
+        b(s.population_variance()),
+        b(s.sample_variance()),
+    ]
+}
+
+/// `p / q` rounded twice (p and q) and divided: within 1.5 ε of exact.
+fn ratio(p: i128, q: i128) -> f64 {
+    p as f64 / q as f64
+}
+
+fn within_eps(got: f64, want: f64, eps: f64) -> bool {
+    (got - want).abs() <= eps * f64::EPSILON * want.abs()
+}
+
+#[test]
+fn the_variance_of_a_large_offset_is_exact_to_an_epsilon() {
+    // x = (2^50 + k)/2^20, k < 2^20: about 1.07e9 + U(0, 1), where a float
+    // accumulator cancels 30 of its 53 bits. Exactly, with K = Σk, and
+    // K2 = Σk²: M2 = (n·K2 − K²)/(n·2^40).
+    let mut rng = SplitMix(0x5eed_e8ac);
+    for n in [2_usize, 3, 10, 1000, 100_000] {
+        let ks: Vec<i128> = (0..n).map(|_| i128::from(rng.next_u64() >> 44)).collect();
+        let xs: Vec<f64> = ks
+            .iter()
+            .map(|&k| ((1_i128 << 50) + k) as f64 / 1_048_576.0)
+            .collect();
+        let (s, taken) = sums_of(&xs);
+        assert_eq!(taken, n);
+        let (nn, sk, sk2) = (
+            n as i128,
+            ks.iter().sum::<i128>(),
+            ks.iter().map(|k| k * k).sum::<i128>(),
+        );
+        let m2 = ratio(nn * sk2 - sk * sk, nn << 40);
+        // The reference is within 1.5 ε, the sums within ε.
+        assert!(within_eps(s.m2(), m2, 2.5), "n {n}: {} vs {m2}", s.m2());
+        let var = ratio(nn * sk2 - sk * sk, (nn * nn) << 40);
+        assert!(within_eps(s.population_variance().unwrap(), var, 2.5));
+        // The mean, correctly rounded: within half an ulp of 2^30 +
+        // K/(n·2^20), whose float form is within one.
+        let mean = (1_u64 << 30) as f64 + ratio(sk, nn << 20);
+        let ulp = 2.0_f64.powi(-22);
+        assert!((s.mean().unwrap() - mean).abs() <= ulp, "n {n}");
+        // The textbook formula in floats is far from it: the test can tell
+        // exact sums from rounded ones.
+        if n >= 1000 {
+            let textbook = xs.iter().map(|x| x * x).sum::<f64>() / n as f64
+                - (xs.iter().sum::<f64>() / n as f64).powi(2);
+            assert!(!within_eps(textbook, var, 2.5));
+        }
+    }
+}
+
+#[test]
+fn values_near_zero_after_larger_ones_move_the_scale_down() {
+    // 1, 2^-40, 2^-60: at the scale 1 set, 2^-60 is too fine; the sums
+    // move down and hold all three exactly. With k = x·2^60:
+    // M2 = (3·Σk² − (Σk)²)/(3·2^120).
+    let xs = [1.0, 2.0_f64.powi(-40), 2.0_f64.powi(-60)];
+    let (s, taken) = sums_of(&xs);
+    assert_eq!(taken, 3);
+    let ks = [1_i128 << 60, 1 << 20, 1];
+    let sk: i128 = ks.iter().sum();
+    let sk2: i128 = ks.iter().map(|k| k * k).sum();
+    let m2 = ratio(3 * sk2 - sk * sk, 3) / 2.0_f64.powi(120);
+    assert!(within_eps(s.m2(), m2, 2.5));
+    // Normal data then small values: all taken, none refused.
+    let mut rng = SplitMix(7);
+    let mut s = ExactSums::new();
+    for i in 0..10_000 {
+        let u = rng.signed_unit();
+        let x = if i % 97 == 0 { u * 1e-9 } else { u };
+        assert!(s.add(x), "value {i}: {x}");
+    }
+}
+
+#[test]
+fn what_is_refused_changes_nothing() {
+    let (mut s, _) = sums_of(&[1e-300, 2e-300, 3e-300]);
+    let before = bits(&s);
+    for x in [
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        1.0,
+    ] {
+        assert!(!s.add(x), "{x}");
+        assert_eq!(bits(&s), before, "{x}");
+        assert_eq!(s.count(), 3);
+    }
+    // An empty set refuses what is not finite, and takes any finite value.
+    let mut e = ExactSums::new();
+    assert!(!e.add(f64::NAN));
+    assert!(!e.add(f64::INFINITY));
+    assert_eq!(e.count(), 0);
+    assert!(e.add(f64::MAX) && e.add(f64::MAX));
+    assert_eq!(e.mean(), Some(f64::MAX));
+    assert_eq!(e.m2(), 0.0);
+    let mut tiny = ExactSums::new();
+    assert!(tiny.add(5e-324) && tiny.add(-5e-324));
+    assert_eq!(tiny.mean(), Some(0.0));
+}
+
+#[test]
+fn variances_are_correctly_rounded() {
+    // 0, 1, 1: M2 = 2/3, the variances 2/9 and 1/3, each correctly
+    // rounded (as a division of two small integers in f64 is).
+    let (s, _) = sums_of(&[0.0, 1.0, 1.0]);
+    assert_eq!(s.m2(), 2.0 / 3.0);
+    assert_eq!(s.population_variance(), Some(2.0 / 9.0));
+    assert_eq!(s.sample_variance(), Some(1.0 / 3.0));
+    assert_eq!(s.mean(), Some(2.0 / 3.0));
+    // Shifted far from zero, the same values give the same bits.
+    let (t, _) = sums_of(&[1e15, 1e15 + 1.0, 1e15 + 1.0]);
+    assert_eq!(t.population_variance(), Some(2.0 / 9.0));
+    let mut c = momenta::ExactCoSums::new();
+    for (x, y) in [(0.0, 0.0), (1.0, 2.0), (1.0, 1.0)] {
+        assert!(c.add(1e15 + x, y));
+    }
+    // Σ(x − x̄)(y − ȳ) = (−2/3)(−1) + (1/3)(1) + (1/3)(0) = 1.
+    assert_eq!(c.comoment(), 1.0);
+}
+
+#[test]
+fn readouts_without_values_are_none() {
+    let s = ExactSums::new();
+    assert_eq!(s.mean(), None);
+    assert_eq!(s.population_variance(), None);
+    assert_eq!(s.sample_variance(), None);
+    assert_eq!(s.m2(), 0.0);
+    let (one, _) = sums_of(&[4.5]);
+    assert_eq!(one.population_variance(), Some(0.0));
+    assert_eq!(one.sample_variance(), None);
+    assert_eq!(one.to_variance().count(), 1);
+    assert_eq!(one.to_variance().mean(), Some(4.5));
+}
+
+/// Hostile mixtures: an outlier first, a level change, near-zero values,
+/// repeated values, signs.
+fn hostile(seed: u64, n: usize) -> Vec<f64> {
+    let mut rng = SplitMix(seed);
+    let level = [1e9, -3.0, 1e-7, 0.0][(seed % 4) as usize];
+    (0..n)
+        .map(|i| {
+            let u = rng.signed_unit();
+            match (seed as usize).wrapping_add(i) % 7 {
+                0 if i == 0 => 1e15,
+                1 => level + u,
+                2 => (level + 1.0) * 1e3,
+                3 => u * 1e-4 * (level.abs() + 1.0),
+                _ => level + u * 1e-3,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn any_order_gives_the_same_bits() {
+    fn law(seed: u64, n: u8) -> TestResult {
+        let xs = hostile(seed, usize::from(n) + 1);
+        let (a, ta) = sums_of(&xs);
+        let mut rev = xs.clone();
+        rev.reverse();
+        let mut sorted = xs.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (b, tb) = sums_of(&rev);
+        let (c, tc) = sums_of(&sorted);
+        if ta != xs.len() || tb != xs.len() || tc != xs.len() {
+            return TestResult::discard();
+        }
+        COMPARED.fetch_add(1, Ordering::Relaxed);
+        TestResult::from_bool(bits(&a) == bits(&b) && bits(&a) == bits(&c))
+    }
+    static COMPARED: AtomicUsize = AtomicUsize::new(0);
+    QuickCheck::new()
+        .tests(300)
+        .max_tests(3000)
+        .quickcheck(law as fn(u64, u8) -> TestResult);
+    // Most mixtures fit whole: the law was checked, not discarded.
+    assert!(COMPARED.load(Ordering::Relaxed) >= 300);
+}
+
+#[test]
+fn to_variance_merges_with_the_values_kept_another_way() {
+    // The exact part and a refused value's Variance, merged: the variance
+    // of all of them, to the accuracy of one Chan merge.
+    let xs = [1e-200, 3e-200, 2e-200];
+    let (mut s, taken) = sums_of(&xs);
+    assert_eq!(taken, 3);
+    assert!(!s.add(1e100));
+    let mut all = s.to_variance();
+    all.merge(&Variance::from_slice(&[1e100]));
+    let mean = 1e100 / 4.0;
+    let m2 = 3.0 * mean * mean + (1e100 - mean) * (1e100 - mean);
+    assert!(within_eps(all.mean().unwrap(), mean, 2.0));
+    assert!(within_eps(
+        all.population_variance().unwrap(),
+        m2 / 4.0,
+        8.0
+    ));
+}
+
+#[test]
+fn to_variance_keeps_what_rounding_took_off_the_mean() {
+    // 1, 1, 1 + 2ε: the mean 1 + 2ε/3 rounds to 1 + ε; the offset holds
+    // the −ε/3 rounding took off, so shift + offset is the mean to ~106
+    // bits (merges of partitions' states turn on the means' differences).
+    let (s, _) = sums_of(&[1.0, 1.0, 1.0 + 2.0 * f64::EPSILON]);
+    let parts = s.to_variance().to_parts();
+    assert_eq!(parts.count, 3);
+    assert_eq!(parts.shift, 1.0 + f64::EPSILON);
+    assert_eq!(parts.offset, -f64::EPSILON / 3.0);
+    // A mean that rounds to 0, and one finer than the values' scale.
+    let (z, _) = sums_of(&[1e-300, -1e-300]);
+    assert_eq!(
+        (
+            z.to_variance().to_parts().shift,
+            z.to_variance().to_parts().offset
+        ),
+        (0.0, 0.0)
+    );
+    let (f, _) = sums_of(&[3.0, 0.0, 0.0]);
+    let p = f.to_variance().to_parts();
+    assert_eq!(p.shift, 1.0);
+    assert_eq!(p.offset, 0.0);
+    let (t, _) = sums_of(&[1.0, 0.0, 0.0]);
+    let p = t.to_variance().to_parts();
+    assert_eq!(p.shift, 1.0 / 3.0);
+    // fl(1/3) = (2^54 − 1)/(3·2^54): 1/3 − fl(1/3) = 2^-54/3 = ε/12.
+    assert_eq!(p.offset, f64::EPSILON / 12.0);
+}
