@@ -34,10 +34,9 @@ use crate::{Error, Float, NanPolicy};
 ///   nearest (ties to even) for `f64`; for `f32`, that `f64` rounded to
 ///   `f32` (within an `f32` ulp);
 /// - the **variances** are `D = n·Σx² − (Σx)²` (an exact integer, scaled)
-///   rounded once to `f64` and divided by `n²` or `n(n − 1)`: a relative
-///   error of at most `2⁻⁵²` (two roundings of half an ulp; a third when
-///   `n(n − 1)` exceeds `2⁵³`), and below `f64::MIN_POSITIVE` within
-///   `2⁻¹⁰⁷⁴` absolute. A variance too large for an `f64` is +∞. The
+///   divided by `n²` or `n(n − 1)` and rounded once to `f64` (to nearest,
+///   ties to even; subnormal results too) for `f64`; for `f32`, that
+///   `f64` rounded to `f32`. A variance too large for an `f64` is +∞. The
 ///   standard deviations are their square roots.
 ///
 /// So the statistics depend only on the values in the window: two streams
