@@ -106,6 +106,11 @@ pub struct TimeWindow<F> {
     /// The shift of `total` is no longer a value that stays: move it onto
     /// the next finite value pushed.
     rebase_pending: bool,
+    /// While a re-base is pending: the newest finite sample's value, once
+    /// searched for (as `Window` keeps it: only non-finite samples come in
+    /// until the re-base is done). Cleared whenever a re-base becomes
+    /// pending.
+    newest_finite: Option<F>,
     extrema: Extrema<F>,
     /// Samples pushed since the last reset: the next sample's number.
     pushed: u64,
@@ -143,6 +148,7 @@ impl<F: Float> TimeWindow<F> {
             fresh: ShiftedMoments::default(),
             stale: 0,
             rebase_pending: false,
+            newest_finite: None,
             extrema: Extrema::default(),
             pushed: 0,
             policy: Policy::default(),
@@ -312,13 +318,7 @@ impl<F: Float> TimeWindow<F> {
                 // `x` stays until the next refresh.
                 self.total.rebase(x);
                 self.rebase_pending = false;
-            } else if let Some(v) = self
-                .samples
-                .iter()
-                .rev()
-                .map(|s| s.1)
-                .find(|v| v.is_finite())
-            {
+            } else if let Some(v) = self.newest_finite_while_pending() {
                 // Meanwhile the newest finite sample, which is in the window
                 // now (the shift's owner may have left); the next finite
                 // sample takes over for the rest of the refresh.
@@ -343,6 +343,7 @@ impl<F: Float> TimeWindow<F> {
                     .took_over(|| samples.iter().map(|&(_, x)| x).filter(|x| x.is_finite()));
                 self.stale = self.samples.len();
                 self.rebase_pending = true;
+                self.newest_finite = None;
             }
             self.samples.pop_front();
             self.stale -= 1;
@@ -369,6 +370,26 @@ impl<F: Float> TimeWindow<F> {
         // sample just pushed it may be one that leaves before the next
         // refresh.
         self.rebase_pending = !newest_is_finite;
+        self.newest_finite = None;
+    }
+
+    /// The newest finite sample's value while a re-base is pending and a
+    /// non-finite sample was just pushed: searched for once, then
+    /// remembered, so that a long run of non-finite samples after it does
+    /// not search back to it at every push; `None` without finite samples.
+    fn newest_finite_while_pending(&mut self) -> Option<F> {
+        if self.non_finite.total() >= self.samples.len() {
+            return None;
+        }
+        if self.newest_finite.is_none() {
+            self.newest_finite = self
+                .samples
+                .iter()
+                .rev()
+                .map(|s| s.1)
+                .find(|v| v.is_finite());
+        }
+        self.newest_finite
     }
 
     /// The mean of the samples in the window: `None` until
@@ -1076,6 +1097,7 @@ impl<F: Float> TimeWindow<F> {
         self.fresh = ShiftedMoments::default();
         self.stale = 0;
         self.rebase_pending = false;
+        self.newest_finite = None;
         self.extrema.clear();
         self.pushed = 0;
     }

@@ -1221,6 +1221,11 @@ pub(crate) struct NonFinite {
 }
 
 impl NonFinite {
+    /// How many non-finite values, of any kind.
+    pub(crate) fn total(&self) -> usize {
+        self.nan + self.pos_inf + self.neg_inf
+    }
+
     pub(crate) fn slot<F: Float>(&mut self, x: F) -> &mut usize {
         if x.is_nan() {
             &mut self.nan
@@ -1272,11 +1277,20 @@ pub(crate) struct Window<F, S> {
     /// The value that set the shift of `total` is about to leave or has
     /// left: move the shift onto the next finite value pushed.
     rebase_pending: bool,
+    /// While a re-base is pending: the newest finite value of the ring,
+    /// once searched for (only non-finite values come in until the re-base
+    /// is done, so it stays the newest while the window holds any finite
+    /// value). Cleared whenever a re-base becomes pending.
+    newest_finite: Option<F>,
     /// NaN policy and readiness.
     policy: Policy,
     /// How many times the statistics were rebuilt (for the tests).
     #[cfg(test)]
     pub(super) rebuilds: usize,
+    /// How many times the ring was searched for its newest finite value
+    /// (for the tests).
+    #[cfg(test)]
+    pub(super) searches: usize,
 }
 
 #[cfg(feature = "serde")]
@@ -1297,9 +1311,12 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             fast_until: 0,
             since_refresh: 0,
             rebase_pending: false,
+            newest_finite: None,
             policy: Policy::default(),
             #[cfg(test)]
             rebuilds: 0,
+            #[cfg(test)]
+            searches: 0,
         })
     }
 
@@ -1351,8 +1368,25 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// nothing (at every push of a window filled with infinities).
     #[inline]
     fn has_finite(&self) -> bool {
-        let non_finite = self.non_finite;
-        non_finite.nan + non_finite.pos_inf + non_finite.neg_inf < self.ring.len()
+        self.non_finite.total() < self.ring.len()
+    }
+
+    /// The newest finite value of the window, while a re-base is pending
+    /// and a non-finite value was just pushed: searched for once (O(window)
+    /// at most), then remembered, so that a long run of non-finite values
+    /// after it does not search back to it at every push.
+    fn newest_finite_while_pending(&mut self) -> Option<F> {
+        if !self.has_finite() {
+            return None;
+        }
+        if self.newest_finite.is_none() {
+            #[cfg(test)]
+            {
+                self.searches += 1;
+            }
+            self.newest_finite = self.ring.iter().rev().find(|v| v.is_finite());
+        }
+        self.newest_finite
     }
 
     /// Every other push: filling, non-finite values, the wrap, a re-base
@@ -1368,6 +1402,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 }
                 // The shift is the first value, which the next push drops.
                 self.rebase_pending = self.ring.is_full();
+                self.newest_finite = None;
             }
             Some(old) => {
                 match (old.is_finite(), finite) {
@@ -1395,6 +1430,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                         self.refresh();
                     } else {
                         self.rebase_pending = true;
+                        self.newest_finite = None;
                     }
                 }
             }
@@ -1404,11 +1440,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
                 // `x` stays until the next wrap.
                 self.total.rebase(x);
                 self.rebase_pending = false;
-            } else if let Some(v) = self
-                .has_finite()
-                .then(|| self.ring.iter().rev().find(|v| v.is_finite()))
-                .flatten()
-            {
+            } else if let Some(v) = self.newest_finite_while_pending() {
                 // Meanwhile the newest finite value, which is in the
                 // window now; the next finite value takes over until the
                 // next wrap.
@@ -1485,6 +1517,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         // A shift on an older finite value may leave before the next
         // wrap: the next finite value pushed takes it over.
         self.rebase_pending = !newest_is_finite;
+        self.newest_finite = None;
     }
 
     /// Recomputes the statistics of the window from its values.
@@ -1517,6 +1550,7 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.fast_until = 0;
         self.since_refresh = 0;
         self.rebase_pending = false;
+        self.newest_finite = None;
     }
 
     pub(crate) fn window(&self) -> usize {
@@ -1804,6 +1838,51 @@ mod tests {
         assert_eq!(w.total.sum.mean(), 8_000_000_000_000_021.0 / 32.0);
         let exact_m2 = 1.499_999_999_999_997_4e30;
         assert!((w.total.m2 - exact_m2).abs() <= 8.0 * f64::EPSILON * exact_m2);
+    }
+
+    #[test]
+    fn a_run_of_nan_after_a_finite_value_searches_the_ring_once() {
+        // A window of 1000 filled with finite values, then one finite value
+        // and a long run of NaN: each wrap makes a re-base pending, and
+        // every NaN push while it is pending needs the newest finite value
+        // (the one before the run), which it searched back for at every
+        // push (O(window) each). Now once per pending re-base.
+        let window = 1000;
+        let mut w = Window::<f64, ShiftedMoments<f64>>::new(window).unwrap();
+        for i in 0..window {
+            w.push(1e9 + i as f64);
+        }
+        w.push(7.0);
+        let mut reference = Window::<f64, ShiftedMoments<f64>>::new(window).unwrap();
+        for i in 0..window {
+            reference.push(1e9 + i as f64);
+        }
+        reference.push(7.0);
+        for _ in 0..3 * window {
+            w.push(f64::NAN);
+        }
+        // Two wraps with the finite value in the window (one search each),
+        // then none: it has left.
+        assert!(w.searches <= 2, "{} searches", w.searches);
+        // The same bits as a window that took the same values and was
+        // then given the same non-finite run from a restored memo-less
+        // state: every statistic follows the values, not the memo.
+        for _ in 0..3 * window {
+            reference.newest_finite = None;
+            reference.push(f64::NAN);
+        }
+        assert_eq!(
+            alloc::format!("{:?}", w.total),
+            alloc::format!("{:?}", reference.total)
+        );
+        for x in [1.0, 2.0, 3.0] {
+            w.push(x);
+            reference.push(x);
+            assert_eq!(
+                alloc::format!("{:?}", w.total),
+                alloc::format!("{:?}", reference.total)
+            );
+        }
     }
 
     #[test]
