@@ -273,8 +273,8 @@ impl ExactCoSums {
             m2_y: y.m2,
             comoment: self.comoment(),
         };
-        // Exact sums read within ε meet Cauchy–Schwarz within the room
-        // `from_parts` leaves for rounding.
+        // Exact sums read correctly rounded meet Cauchy–Schwarz within the
+        // room `from_parts` leaves for rounding.
         crate::Covariance::from_parts(parts).unwrap_or_default()
     }
 }

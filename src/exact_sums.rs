@@ -11,10 +11,10 @@
 //!
 //! Adding and removing a value are integer additions and subtractions: no
 //! rounding, no drift, no refresh, nothing cancels. The statistics are
-//! read from the exact integers, rounding once ([`ExactSums::mean`]) or
-//! twice ([`ExactSums::variance`]), so they depend only on the values in
-//! the set, never on the order they came in or on what went through
-//! before.
+//! read from the exact integers, each rounding once ([`ExactSums::mean`],
+//! [`ExactSums::variance`]: an integer division with its remainder, then
+//! the rounding), so they depend only on the values in the set, never on
+//! the order they came in or on what went through before.
 //!
 //! # Headroom
 //!
@@ -243,8 +243,8 @@ fn div_small(a: U256, m: u64) -> (U256, u64) {
     (q, r as u64)
 }
 
-/// `a/m · 2^exp` for `m > 0` and `a < 2^252`, correctly rounded (to
-/// nearest, ties to even; subnormal results too), +∞ when too large.
+/// `a/m · 2^exp` for `m > 0`, correctly rounded (to nearest, ties to
+/// even; subnormal results too), +∞ when too large.
 pub(crate) fn quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
     let bits = a
         .iter()
@@ -254,7 +254,7 @@ pub(crate) fn quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
         return 0.0;
     }
     // Scaled so that the quotient has at least 55 bits (the remainder then
-    // only breaks ties): `a·2^k < 2^(119 + 1)`, far from 2^256.
+    // only breaks ties); a shifted `a` is below 2^119.
     let k = (119 - bits).max(0);
     let (q, r) = div_small(shift_left(a, k as u32), m);
     let hi = (u128::from(q[3]) << 64) | u128::from(q[2]);
@@ -276,9 +276,9 @@ pub(crate) fn quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
 ///
 /// It keeps `Σx` and `Σx²` as integers (a 128-bit and a 256-bit one,
 /// scaled by a power of two), so taking a value in never rounds. The mean
-/// is read correctly rounded, the variance within one `ε` relative: on
-/// `1e9 + U(0, 1)`, where a float accumulator loses half its digits to
-/// cancellation, it is as exact as on `U(0, 1)`.
+/// and the variances are read correctly rounded (one integer division,
+/// one rounding): on `1e9 + U(0, 1)`, where a float accumulator loses
+/// half its digits to cancellation, they are as exact as on `U(0, 1)`.
 ///
 /// The integers hold values whose binades span at most 94 bits (`1e9 +
 /// U(0, 1)` spans 53; `1e15` beside it, 73), and up to 2³² − 1 of them.
@@ -429,8 +429,8 @@ impl ExactSums {
     }
 
     /// The same values as a [`Variance`](crate::Variance), to merge with
-    /// values kept another way: its `M2` within `ε`, and its mean as the
-    /// correctly rounded mean plus what rounding took off it (within `ε`
+    /// values kept another way: its `M2` correctly rounded, and its mean as
+    /// the correctly rounded mean plus what rounding took off it (within `ε`
     /// of that), so that merges, whose result turns on the differences of
     /// the means, see the mean to about 106 bits.
     ///

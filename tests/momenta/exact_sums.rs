@@ -1,7 +1,7 @@
 //! `ExactSums`: mean and variance against exact rational arithmetic, the
 //! same bits in any order, refusals that change nothing.
 
-use momenta::{ExactSums, Merge, Variance};
+use momenta::{ExactCoSums, ExactSums, Merge, Variance};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use quickcheck::{QuickCheck, TestResult};
@@ -252,4 +252,57 @@ fn to_variance_keeps_what_rounding_took_off_the_mean() {
     assert_eq!(p.shift, 1.0 / 3.0);
     // fl(1/3) = (2^54 − 1)/(3·2^54): 1/3 − fl(1/3) = 2^-54/3 = ε/12.
     assert_eq!(p.offset, f64::EPSILON / 12.0);
+}
+
+#[test]
+fn add_by_group_equals_adding_row_by_row() {
+    // 5000 groups (320 KB of sums: the loop asks ahead) and 8 (it does
+    // not), rows of hostile values, every other row taken: each group's
+    // sums and the refused rows are those of a loop of `add`.
+    let mut rng = SplitMix(0xb1);
+    for groups_n in [8_usize, 5000] {
+        let n = 40_000;
+        let groups: Vec<usize> = (0..n)
+            .map(|_| (rng.next_u64() as usize) % groups_n)
+            .collect();
+        let mut xs = hostile(rng.next_u64(), n);
+        for x in xs.iter_mut().step_by(998) {
+            *x = f64::NAN;
+        }
+        xs[4] = 1e300;
+        let ys: Vec<f64> = xs.iter().map(|x| x * 0.5 + 1.0).collect();
+        let rows = (0..n).step_by(2);
+        let (mut by, mut one) = (
+            vec![ExactSums::new(); groups_n],
+            vec![ExactSums::new(); groups_n],
+        );
+        let mut refused = Vec::new();
+        ExactSums::add_by_group(&mut by, &groups, &xs, rows.clone(), |i| refused.push(i)).unwrap();
+        let mut refused_one = Vec::new();
+        for i in rows.clone() {
+            if !one[groups[i]].add(xs[i]) {
+                refused_one.push(i);
+            }
+        }
+        assert_eq!(by, one);
+        assert!(refused.len() >= 20, "{}", refused.len());
+        assert_eq!(refused, refused_one);
+        let mut by2 = vec![ExactCoSums::new(); groups_n];
+        let mut one2 = vec![ExactCoSums::new(); groups_n];
+        let mut refused2 = Vec::new();
+        ExactCoSums::add_by_group(&mut by2, &groups, &xs, &ys, rows.clone(), |i| {
+            refused2.push(i)
+        })
+        .unwrap();
+        for i in rows.clone() {
+            let _ = one2[groups[i]].add(xs[i], ys[i]);
+        }
+        assert_eq!(by2, one2);
+    }
+    // Out of range: an error, the rows before it taken.
+    let mut sums = vec![ExactSums::new(); 2];
+    let err = ExactSums::add_by_group(&mut sums, &[0, 5, 1], &[1.0, 2.0, 3.0], 0..3, |_| {});
+    assert!(err.is_err());
+    assert_eq!((sums[0].count(), sums[1].count()), (1, 0));
+    assert!(ExactSums::add_by_group(&mut sums, &[0], &[1.0], 0..2, |_| {}).is_err());
 }

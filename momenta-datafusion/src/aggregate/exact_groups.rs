@@ -13,8 +13,8 @@
 //! row goes in [`StatGroupsAccumulator`](super::groups) (a state of one
 //! row, as partial aggregation skipped sends every row, is taken as that
 //! row, into the sums when they hold it). A group's
-//! statistic is its exact sums, read once (the mean correctly rounded,
-//! `M2` within `ε`), merged with its `Partial`'s.
+//! statistic is its exact sums, read once (the mean and `M2` correctly
+//! rounded), merged with its `Partial`'s.
 //!
 //! So a group's result no longer depends on how its rows were split into
 //! batches, and the partial states a partition sends are as exact as an
