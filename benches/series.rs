@@ -28,7 +28,8 @@ mod common;
 use common::{config, data};
 use criterion::{Criterion, Throughput, black_box};
 use momenta::{
-    Ema, EwVariance, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingVariance,
+    Ema, EwVariance, Momentum, MovingAverage, MovingMinMax, MovingQuantile, MovingStats,
+    MovingVariance,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::time::Instant;
@@ -101,7 +102,10 @@ enum Stat {
     /// The memory floor: `out[i] = x[i] − x[i − w]`, the same reads and
     /// writes as a rolling statistic, and nothing else.
     Floor(usize),
+    /// `MovingStats`' mean (exact sums, correctly rounded).
     Mean(usize),
+    /// `MovingAverage`'s mean (compensated sums).
+    Average(usize),
     Var(usize),
     Std(usize),
     Min(usize),
@@ -121,6 +125,7 @@ impl Stat {
                 Some(match what {
                     "floor" => Self::Floor(w),
                     "mean" => Self::Mean(w),
+                    "average" => Self::Average(w),
                     "var" => Self::Var(w),
                     "std" => Self::Std(w),
                     "min" => Self::Min(w),
@@ -156,7 +161,8 @@ impl Stat {
                 floor(xs, w, out);
                 Ok(())
             }
-            Self::Mean(w) => MovingAverage::new(w).unwrap().mean_series_into(xs, out),
+            Self::Mean(w) => MovingStats::new(w).unwrap().mean_series_into(xs, out),
+            Self::Average(w) => MovingAverage::new(w).unwrap().mean_series_into(xs, out),
             Self::Var(w) => MovingVariance::new(w)
                 .unwrap()
                 .sample_variance_series_into(xs, out),
@@ -182,7 +188,8 @@ impl Stat {
                 floor(xs, w, &mut out);
                 out
             }
-            Self::Mean(w) => MovingAverage::new(w).unwrap().mean_series(xs),
+            Self::Mean(w) => MovingStats::new(w).unwrap().mean_series(xs),
+            Self::Average(w) => MovingAverage::new(w).unwrap().mean_series(xs),
             Self::Var(w) => MovingVariance::new(w).unwrap().sample_variance_series(xs),
             Self::Std(w) => MovingVariance::new(w).unwrap().sample_std_dev_series(xs),
             Self::Min(w) => MovingMinMax::new(w).unwrap().min_series(xs),
@@ -197,7 +204,13 @@ impl Stat {
     fn push(self, xs: &[f64]) -> Vec<f64> {
         match self {
             Self::Floor(_) => self.series(xs),
-            Self::Mean(w) => {
+            Self::Mean(w) => pushed(
+                xs,
+                &mut MovingStats::new(w).unwrap(),
+                MovingStats::push,
+                MovingStats::mean,
+            ),
+            Self::Average(w) => {
                 let mut a = MovingAverage::new(w).unwrap();
                 xs.iter().map(|&x| a.push(black_box(x))).collect()
             }
@@ -339,7 +352,13 @@ fn series(c: &mut Criterion) {
     let xs = data(1 << 16, 1e6, 11);
     let mut group = c.benchmark_group("series");
     group.throughput(Throughput::Elements(xs.len() as u64));
-    for name in ["rolling_mean_20", "rolling_var_20", "rolling_var_1000"] {
+    for name in [
+        "rolling_mean_20",
+        "rolling_mean_1000",
+        "rolling_average_20",
+        "rolling_var_20",
+        "rolling_var_1000",
+    ] {
         let stat = Stat::parse(name).expect("a known statistic");
         let mut out = vec![0.0; xs.len()];
         group.bench_function(format!("{name} series_into"), |b| {

@@ -67,7 +67,7 @@
 )]
 
 /// `|x| / 2^base` stays below `2^LIMIT` for every value of the set.
-const LIMIT: i32 = 94;
+pub(crate) const LIMIT: i32 = 94;
 
 /// `of_values` keeps the values below `2^(base + SMALL)` when it can, so
 /// that they take the fast route (`ExactSums::small`).
@@ -79,7 +79,7 @@ const MAX_COUNT: u32 = u32::MAX;
 /// `x` as its sign, the integer `m < 2^53` and the exponent `e` with
 /// `|x| = m·2^e` (`e = −1074` for subnormals and zeros).
 #[inline]
-fn parts(x: f64) -> (bool, u64, i32) {
+pub(crate) fn parts(x: f64) -> (bool, u64, i32) {
     let bits = x.to_bits();
     let negative = bits >> 63 != 0;
     let biased = ((bits >> 52) & 0x7ff) as i32;
@@ -98,7 +98,7 @@ fn bit_length(m: u64) -> i32 {
 }
 
 /// `2^k` as an `f64`, for `−1074 ≤ k ≤ 1023`.
-fn pow2(k: i32) -> f64 {
+pub(crate) fn pow2(k: i32) -> f64 {
     if k >= -1022 {
         f64::from_bits(((k + 1023) as u64) << 52)
     } else {
@@ -163,6 +163,25 @@ fn round_to_f64(mag: u128, exp: i32, sticky: bool) -> f64 {
 
 /// `i²` for an `i` of magnitude below `2^63` (one 64 × 64 → 128-bit
 /// product), below `2^126`.
+/// `sum·2^base / count`, correctly rounded (to nearest, ties to even), for
+/// `|sum| < 2^126`; +0 for a zero sum or count.
+pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
+    if count == 0 || sum == 0 {
+        return 0.0;
+    }
+    let n = u128::from(count);
+    let a = sum.unsigned_abs();
+    // Scale the sum up until the quotient has at least 55 bits, so that
+    // the remainder only decides ties: |S| < 2^126 and n < 2^32 keep the
+    // shifted sum below 2^(32 + 56) ≤ 2^127.
+    let want = (128 - n.leading_zeros() as i32) + 55;
+    let k = (want - (128 - a.leading_zeros() as i32)).max(0);
+    let a = a << k;
+    let (q, r) = (a / n, a % n);
+    let mean = round_to_f64(q, base - k, r != 0);
+    if sum < 0 { -mean } else { mean }
+}
+
 #[inline]
 fn square64(i: i64) -> i128 {
     let a = u128::from(i.unsigned_abs());
@@ -837,20 +856,7 @@ impl ExactSums {
     /// The mean `Σx/n`, correctly rounded (to nearest, ties to even);
     /// +0 for an empty set.
     pub(crate) fn mean_or_zero(&self) -> f64 {
-        if self.count == 0 || self.sum == 0 {
-            return 0.0;
-        }
-        let n = u128::from(self.count);
-        let a = self.sum.unsigned_abs();
-        // Scale the sum up until the quotient has at least 55 bits, so
-        // that the remainder only decides ties: |S| < 2^126 and n < 2^32
-        // keep the shifted sum below 2^(32 + 56) ≤ 2^127.
-        let want = (128 - n.leading_zeros() as i32) + 55;
-        let k = (want - (128 - a.leading_zeros() as i32)).max(0);
-        let a = a << k;
-        let (q, r) = (a / n, a % n);
-        let mean = round_to_f64(q, self.base - k, r != 0);
-        if self.sum < 0 { -mean } else { mean }
+        rounded_mean(self.sum, self.count, self.base)
     }
 
     /// `Σ(x − x̄)² / divisor` for `0 < divisor ≤ n`: `D = n·Q − S²`,

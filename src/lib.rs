@@ -83,7 +83,7 @@
 //!
 //! | pandas | polars | momenta |
 //! |---|---|---|
-//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingAverage::mean_series`] |
+//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingStats::mean_series`] (correctly rounded, the fastest), [`MovingAverage::mean_series`] |
 //! | `s.rolling(w).var()`, `.std()` (`ddof=0`: population) | `s.rolling_var(w)`, `rolling_std` | [`MovingVariance::sample_variance_series`], `sample_std_dev_series`, `population_*_series` |
 //! | `s.rolling(w).min()`, `.max()` | `s.rolling_min(w)`, `rolling_max` | [`MovingMinMax::min_series`], `max_series`, `range_series` |
 //! | `s.rolling(w).median()`, `.quantile(q)` | `s.rolling_median(w)`, `rolling_quantile(q, "linear", w)` | [`MovingQuantile::quantile_series`] (of [`MovingQuantile::median`] or `new(w, q)`) |

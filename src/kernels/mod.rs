@@ -42,6 +42,18 @@ use arch::{Path, detect};
 pub(crate) use arch::{prefetch_line, prefetching};
 pub(crate) use schedule::Schedule;
 
+/// `MovingStats`' mean series over a run on one grid, compiled for this
+/// CPU (see `arch::exact_mean_run`).
+#[inline]
+pub(crate) fn exact_mean_run<F: crate::Float>(
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+) -> usize {
+    arch::exact_mean_run(detect(), older, newer, xs, out)
+}
+
 pub(crate) use bundle::Sealed;
 pub use bundle::{BlockWalker, FromSlice};
 

@@ -34,7 +34,7 @@ mod moving_variance;
 mod ordered;
 mod policy;
 mod ring;
-mod series;
+pub(crate) mod series;
 #[cfg(feature = "serde")]
 mod state;
 mod time_quantile;

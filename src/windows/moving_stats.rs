@@ -5,7 +5,9 @@ use super::exact_moments::ExactMoments;
 use super::extrema::{Extrema, Extreme};
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
+use crate::series::{check_output, or_nan};
 use crate::{Error, Float, NanPolicy};
+use alloc::vec::Vec;
 
 /// Count, mean, variance, standard deviation, minimum and maximum of the
 /// last `window` values pushed, over one ring, in O(1) time per push
@@ -242,6 +244,103 @@ impl<F: Float> MovingStats<F> {
             if !x.is_nan() {
                 self.extrema.push(seq, x);
             }
+        }
+    }
+
+    /// Pushes every value of `xs` in order and returns the mean after each
+    /// push — what [`mean`](Self::mean) reads, NaN until the window is
+    /// [ready](Self::is_ready) — as a new vector: pandas'
+    /// `s.rolling(window, min_periods=1).mean()`, polars'
+    /// `s.rolling_mean(window, min_samples=1)`, but exact.
+    ///
+    /// Each mean is the correct rounding of the window's exact mean, the
+    /// bits [`mean`](Self::mean) reads after the same pushes; the window
+    /// goes on from where it was and is left holding the values the push
+    /// loop leaves. While the values are integer multiples of one power of
+    /// two within about `2^(105 − 2·log2 window)` of it (`1e6 + U(0, 1)`
+    /// spans 2^53: any window up to 2^26 values), the windows' sums are
+    /// kept exactly in float registers and the series runs at a few
+    /// operations a value; values off that grid (NaN, ±∞, a value finer
+    /// or far larger than the ones before) go through the push loop, as
+    /// does the filling window.
+    ///
+    /// ```
+    /// use momenta::MovingStats;
+    ///
+    /// let mut s = MovingStats::new(3)?;
+    /// assert_eq!(s.mean_series(&[3.0, 6.0, 9.0, 12.0]), [3.0, 4.5, 6.0, 9.0]);
+    /// // It goes on: the window is [6, 9, 12].
+    /// s.push(0.0);
+    /// assert_eq!(s.mean(), Some(7.0));
+    ///
+    /// // Correctly rounded where a running float sum drifts: the window's
+    /// // mean after 1e16 has left is exactly 1.
+    /// let mut t = MovingStats::new(2)?;
+    /// let m: Vec<f64> = t.mean_series(&[1e16, 1.0, 1.0]);
+    /// assert_eq!(m[2], 1.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.mean_series_to(xs, &mut out);
+        out
+    }
+
+    /// [`mean_series`](Self::mean_series) into a caller's buffer, as long
+    /// as `xs`: `out[i]` is the mean after pushing `xs[i]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// s.mean_series_into(&[1.0, 3.0, 7.0], &mut out)?;
+    /// assert_eq!(out, [1.0, 2.0, 5.0]);
+    /// assert!(s.mean_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.mean_series_to(xs, out);
+        Ok(())
+    }
+
+    /// The mean series: full windows of finite values on one grid through
+    /// `kernels::exact_mean_run`, the window then pushed the run's last values
+    /// (as many as leave its ring's head where the run's pushes would);
+    /// everything else, and a window's worth of pushes after a run ends
+    /// early (so that finding the next grid, O(window), is paid for), by
+    /// the push loop.
+    fn mean_series_to(&mut self, xs: &[F], out: &mut [F]) {
+        let window = self.window();
+        let mut i = 0;
+        while i < xs.len() {
+            if self.is_full() && self.is_exact() && self.inner.all_finite() {
+                let (older, newer) = self.inner.as_slices();
+                let run = crate::kernels::exact_mean_run(older, newer, &xs[i..], &mut out[i..]);
+                if run > 0 {
+                    let last = if run >= window {
+                        window + (run - window) % window
+                    } else {
+                        run
+                    };
+                    self.pushed += (run - last) as u64;
+                    self.inner.count_wraps((run - last) / window);
+                    self.extend_from_slice(&xs[i + run - last..i + run]);
+                    i += run;
+                }
+            }
+            let slow = xs.len().min(i + window);
+            for (&x, o) in xs[i..slow].iter().zip(&mut out[i..slow]) {
+                self.push(x);
+                *o = or_nan(self.mean());
+            }
+            i = slow;
         }
     }
 

@@ -1363,6 +1363,27 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.push_slow(x);
     }
 
+    /// Counts `wraps` wraps of the full window's head towards the next
+    /// refresh, as that many windows' worth of pushes would: for a caller
+    /// that skips pushes whose values leave before the ones it pushes next,
+    /// on statistics that read the same bits whenever they are taken
+    /// afresh (the exact sums of `MovingStats`).
+    pub(crate) fn count_wraps(&mut self, wraps: usize) {
+        let window = self.ring.window();
+        let to_refresh = (REFRESH_PUSHES - self.since_refresh.min(REFRESH_PUSHES)).div_ceil(window);
+        self.since_refresh = if wraps < to_refresh {
+            self.since_refresh + wraps * window
+        } else {
+            ((wraps - to_refresh) % REFRESH_PUSHES.div_ceil(window)) * window
+        };
+    }
+
+    /// Whether every value of the window is finite.
+    #[inline]
+    pub(crate) fn all_finite(&self) -> bool {
+        self.non_finite.total() == 0
+    }
+
     /// Whether the window holds a finite value: without one, a search of
     /// the ring for the newest finite value would read all of it for
     /// nothing (at every push of a window filled with infinities).

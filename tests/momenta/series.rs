@@ -5,7 +5,7 @@
 use crate::support::SplitMix;
 use momenta::{
     Ema, EwCovariance, EwVariance, Interpolation, Momentum, MovingAverage, MovingMinMax,
-    MovingQuantile, MovingVariance, NanPolicy, TimeWindow,
+    MovingQuantile, MovingStats, MovingVariance, NanPolicy, TimeWindow,
 };
 use serde::Serialize;
 
@@ -158,6 +158,76 @@ fn moving_average_series_is_the_push_loop() {
                     &cuts(xs.len(), window as u64),
                     |a, x| a.push(x),
                     |a, xs| a.mean_series(xs),
+                );
+            }
+        }
+    }
+}
+
+/// Data that `MovingStats`' mean series keeps on one grid for long runs,
+/// and data that leaves it: temperatures (full mantissas over two
+/// binades), whole numbers, a level change from `1e6 + U(0, 1)` to `1e9 +
+/// U(0, 1)` and back, one value finer than the rest among calm data, and
+/// values spanning more binades than a long window's sums hold.
+fn grid_sets() -> Vec<(&'static str, Vec<f64>)> {
+    let mut rng = SplitMix(7);
+    let temperatures = (0..8000).map(|_| 15.0 + 10.0 * rng.unit()).collect();
+    let whole = (0..8000)
+        .map(|_| (rng.next_u64() % 2001) as f64 - 1000.0)
+        .collect();
+    let level = (0..8000)
+        .map(|i| if (i / 3000) % 2 == 0 { 1e6 } else { 1e9 } + rng.unit())
+        .collect();
+    let mut finer = calm(8000, 8);
+    finer[7777] = 1e6 + 2f64.powi(-40);
+    let wide = (0..8000)
+        .map(|i| rng.unit() * 2f64.powi(-(i % 61)))
+        .collect();
+    // Fine values beside values 2^93 times their resolution (as far apart
+    // as the exact sums hold): a window of 20 large ones has a mean far
+    // above the fine ones' grid, and a tie one time in 20.
+    let span = (0..3000)
+        .map(|i| {
+            let k = (rng.next_u64() % 1024) as f64;
+            if i % 25 == 0 {
+                1.0 + k * f64::EPSILON
+            } else {
+                2f64.powi(41) + k * 2f64.powi(-11)
+            }
+        })
+        .collect();
+    vec![
+        ("temperatures", temperatures),
+        ("whole", whole),
+        ("level", level),
+        ("finer", finer),
+        ("wide", wide),
+        ("span", span),
+    ]
+}
+
+#[test]
+fn moving_stats_mean_series_is_the_push_loop() {
+    // 98 · fl(1/98) is not 1: a window of 98 meets means that are exact
+    // ties, which a float quotient alone would round the wrong way.
+    for (name, xs) in data_sets().into_iter().chain(grid_sets()) {
+        for window in WINDOWS.into_iter().chain([98]) {
+            for (nan, min_periods) in options(window) {
+                let start = MovingStats::new(window)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(min_periods)
+                    .unwrap();
+                check(
+                    &format!("{name}, window {window}, {nan:?}, min_periods {min_periods}"),
+                    &start,
+                    &xs,
+                    &cuts(xs.len(), window as u64),
+                    |s, x| {
+                        s.push(x);
+                        s.mean().unwrap_or(f64::NAN)
+                    },
+                    |s, xs| s.mean_series(xs),
                 );
             }
         }

@@ -307,6 +307,28 @@ pub(crate) fn extremes<S: Float>(path: Path, xs: &[S]) -> (f64, f64) {
     }
 }
 
+/// `MovingStats`' mean series over a run of values on one grid (see
+/// `windows::series::exact_mean`), compiled for the CPU: with AVX2 and
+/// FMA its loops run four lanes wide and its fused multiply-add is one
+/// instruction (on baseline x86-64, a library call).
+#[inline]
+pub(crate) fn exact_mean_run<F: Float>(
+    path: Path,
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+) -> usize {
+    match path {
+        Path::Portable => crate::windows::series::exact_mean::run(older, newer, xs, out),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::series::exact_mean_run`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::series::exact_mean_run(older, newer, xs, out) },
+    }
+}
+
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
 pub(crate) fn shifted_rows<S: Element>(

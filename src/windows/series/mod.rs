@@ -14,6 +14,14 @@
 //!   the ring takes the run in one copy. The wrap itself takes the push's
 //!   steps for that case; everything else (filling, non-finite values, a
 //!   refresh, a rebuild) is the push itself.
+//! - [`exact_mean`]: `MovingStats`' mean, whose bits depend on the
+//!   window's values only (it is the correct rounding of their exact sum):
+//!   so any exact route to the sum gives them. Values on one grid (integer
+//!   multiples of a power of two, not too far apart) are summed exactly in
+//!   `f64` pairs, window after window as prefix sums of differences in
+//!   four independent chains, and rounded correctly by a few float
+//!   operations with an exact check; the window then takes the run's last
+//!   values by pushing them (O(window) a run).
 //! - [`extremes`]: the minimum and maximum by van Herk and Gil-Werman's
 //!   blocks (a prefix and a suffix extreme per block of `window` values;
 //!   each output is the extreme of one suffix and one prefix), three
@@ -37,6 +45,7 @@
 //! a slice shorter than half the window (or than 64 values) goes through
 //! the push loop instead.
 
+pub(crate) mod exact_mean;
 pub(crate) mod extremes;
 pub(crate) mod sorted;
 pub(crate) mod sorted_blocks;

@@ -16,6 +16,8 @@ mod quad;
 #[cfg(feature = "std")]
 pub(super) mod runs;
 #[cfg(feature = "std")]
+pub(super) mod series;
+#[cfg(feature = "std")]
 pub(super) mod streams;
 
 use core::sync::atomic::{AtomicBool, Ordering};
