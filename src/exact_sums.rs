@@ -569,16 +569,16 @@ impl ExactSums {
     /// is neither empty (its base is set) nor full.
     #[inline]
     pub(crate) fn push_integer(&mut self, v: i128) {
+        if let Ok(i) = i64::try_from(v) {
+            self.push_fast(i);
+            return;
+        }
         self.count += 1;
         self.sum += v;
-        if let Ok(i) = i64::try_from(v) {
-            self.add_squares(square64(i));
-        } else {
-            let [a, b, c, d] = square(v.unsigned_abs());
-            let lo = (u128::from(b) << 64) | u128::from(a);
-            let hi = (u128::from(d) << 64) | u128::from(c);
-            self.plus((0, lo, hi));
-        }
+        let [a, b, c, d] = square(v.unsigned_abs());
+        let lo = (u128::from(b) << 64) | u128::from(a);
+        let hi = (u128::from(d) << 64) | u128::from(c);
+        self.plus((0, lo, hi));
     }
 
     /// The base: every value is `x = v·2^base` for an integer `v`.

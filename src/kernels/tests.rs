@@ -577,3 +577,30 @@ fn dividing_by_a_count_is_the_division_bit_for_bit() {
         }
     }
 }
+
+/// `MovingStats`' mean series over a run: the portable chunks and this
+/// CPU's path (with AVX2, the one-pass offset loop) write the same bits,
+/// over offset runs (ties at a window of 98), split runs and a value off
+/// the grid, and stop at the same place.
+#[test]
+fn exact_mean_runs_agree_across_paths() {
+    let mut rng = SplitMix(41);
+    let calm: Vec<f64> = (0..20_000).map(|_| 1e6 + rng.unit()).collect();
+    let spread: Vec<f64> = (0..20_000).map(|_| 15.0 + 10.0 * rng.unit()).collect();
+    let mut off = calm.clone();
+    off[13_001] = 0.1;
+    for xs in [&calm, &spread, &off] {
+        for window in [1_usize, 5, 98, 1000] {
+            let (held, rest) = xs.split_at(window);
+            let run = |path| {
+                let mut out = alloc::vec![0.0; rest.len()];
+                let n = arch::exact_mean_run(path, held, &[], rest, &mut out);
+                out.truncate(n);
+                out.iter().map(|m| m.to_bits()).collect::<Vec<_>>()
+            };
+            let portable = run(Path::Portable);
+            assert!(portable.len() > 1000, "window {window}: a long run");
+            assert!(portable == run(detect()), "window {window}");
+        }
+    }
+}

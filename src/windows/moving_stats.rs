@@ -256,13 +256,17 @@ impl<F: Float> MovingStats<F> {
     /// Each mean is the correct rounding of the window's exact mean, the
     /// bits [`mean`](Self::mean) reads after the same pushes; the window
     /// goes on from where it was and is left holding the values the push
-    /// loop leaves. While the values are integer multiples of one power of
-    /// two within about `2^(105 − 2·log2 window)` of it (`1e6 + U(0, 1)`
-    /// spans 2^53: any window up to 2^26 values), the windows' sums are
-    /// kept exactly in float registers and the series runs at a few
-    /// operations a value; values off that grid (NaN, ±∞, a value finer
-    /// or far larger than the ones before) go through the push loop, as
-    /// does the filling window.
+    /// loop leaves. While the values sit on one grid — integer multiples
+    /// of a power of two whose distances from a middle value stay below
+    /// `2^(52 − log2 window)` grid steps (`1e6 + U(0, 1)` for any window up
+    /// to 2^18 values; whole numbers), or whose magnitudes span up to
+    /// `min(105 − 2·log2 window, 94)` binary digits of the grid (values of
+    /// any spread within a few binades) — the windows' sums are kept
+    /// exactly in float registers and the series runs at a few operations
+    /// a value (for `f64` on a CPU with AVX2 and FMA, four stretches of the
+    /// slice side by side). Values off the grid (NaN, ±∞, a value finer or
+    /// far larger than the ones before) go through the push loop, as does
+    /// the filling window.
     ///
     /// ```
     /// use momenta::MovingStats;

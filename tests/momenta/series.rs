@@ -234,6 +234,54 @@ fn moving_stats_mean_series_is_the_push_loop() {
     }
 }
 
+/// Long slices in one piece, as a column comes: the offset runs' four
+/// stretches side by side (from 4 × 2048 values on), ties at window 98,
+/// an `f32` column, and a value off the grid in the middle of a stretch.
+#[test]
+fn moving_stats_mean_series_of_long_slices_is_the_push_loop() {
+    let mut off_grid = calm(60_000, 12);
+    off_grid[41_234] = 0.1;
+    off_grid[52_000] = f64::NAN;
+    let sets = [("calm", calm(60_000, 11)), ("off grid", off_grid)];
+    for (name, xs) in sets {
+        for window in [1, 5, 20, 98, 1000, 4099] {
+            let start = MovingStats::new(window).unwrap();
+            for cut in [vec![0, xs.len()], vec![0, 1, 9000, xs.len()]] {
+                check(
+                    &format!("{name}, window {window}, cut {cut:?}"),
+                    &start,
+                    &xs,
+                    &cut,
+                    |s, x| {
+                        s.push(x);
+                        s.mean().unwrap_or(f64::NAN)
+                    },
+                    |s, xs| s.mean_series(xs),
+                );
+            }
+        }
+    }
+    let xs: Vec<f32> = calm(40_000, 13).iter().map(|&x| x as f32).collect();
+    for window in [3, 98] {
+        let mut pushed = MovingStats::<f32>::new(window).unwrap();
+        let want: Vec<u32> = xs
+            .iter()
+            .map(|&x| {
+                pushed.push(x);
+                pushed.mean().unwrap().to_bits()
+            })
+            .collect();
+        let mut sliced = MovingStats::<f32>::new(window).unwrap();
+        let got: Vec<u32> = sliced
+            .mean_series(&xs)
+            .iter()
+            .map(|m| m.to_bits())
+            .collect();
+        assert!(got == want, "f32, window {window}");
+        assert!(sliced == pushed, "f32, window {window}: the window after");
+    }
+}
+
 #[test]
 fn moving_variance_series_are_the_push_loop() {
     type Read = fn(&MovingVariance<f64>) -> Option<f64>;

@@ -6,8 +6,12 @@
 //! through [`Function`] (its name and which value of the statistic it
 //! returns). Everything else — the function's signature and state fields,
 //! the accumulator for one group ([`accumulator`]) and for many
-//! ([`groups`]), the state columns ([`state`]) — is written here once,
-//! for every statistic, so that no two functions can drift apart.
+//! ([`groups`]; for the statistics with [`FROM_EXACT`](Statistic::FROM_EXACT),
+//! the mean, variance and covariance families, [`exact_groups`], whose
+//! groups keep exact integer sums in one flat vector and leave what those
+//! refuse to the per-group states of [`partial`]), the state columns
+//! ([`state`]) — is written here once, for every statistic, so that no two
+//! functions can drift apart.
 
 mod accumulator;
 mod exact_groups;

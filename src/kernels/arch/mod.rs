@@ -320,7 +320,10 @@ pub(crate) fn exact_mean_run<F: Float>(
     out: &mut [F],
 ) -> usize {
     match path {
-        Path::Portable => crate::windows::series::exact_mean::run(older, newer, xs, out),
+        Path::Portable => {
+            use crate::windows::series::exact_mean::{Chunks, run};
+            run(older, newer, xs, out, &Chunks)
+        }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::series::exact_mean_run`

@@ -21,12 +21,16 @@
 //! `y = v − c` for an integer `c`, every `|y|` below `2^(52 − wb)`, so the
 //! window's `T = Σy` and every difference of two are exact in one `f64`.
 //! `c` is 0, or the values' middle on a grid fine enough that `|c| ≥
-//! 2^53`. The mean is `c + T/n`, and `fl(c + fl(T/n))` is its correct
-//! rounding: `fl(T/n)` is correctly rounded, and the rounding boundaries
-//! of `c + ·` near the mean (its ulp is at least 1) are multiples of 1/2,
-//! which `T/n`, a multiple of `1/n`, is either on (then `fl(T/n)` is it)
-//! or at least `1/(2n)` away, more than `fl(T/n)`'s error of at most
-//! `2^-53·2^(52 − wb)`; so both are rounded alike.
+//! 2^53`. The mean is `c + T/n`. Its quotient is taken without a
+//! division: `q = fl(T·fl(1/n))`, `r = T − q·n` (exact, fused), `q' =
+//! fl(q + r·fl(1/n))` (fused), which is `T/n` when that is a float and
+//! within `(1/2 + 2^-52)` ulp of it otherwise. The rounding boundaries of
+//! `c + ·` near the mean (whose ulp is at least 1, or which is `q'`
+//! itself for `c = 0`) are multiples of 1/2, which `T/n`, a multiple of
+//! `1/n`, is either on (then `q'` is it) or at least `1/(2n)` away, more
+//! than `q'`'s error (below `2^(−1−wb)·(1 + 2^-51)`, with `|T/n| <
+//! 2^(52 − wb)` and `n < 2^wb`); so `fl(c + q')` is the correct rounding
+//! of the mean.
 //!
 //! **Split**, for values spanning more bits (up to `TOP = min(105 − 2·wb,
 //! 94)`, 94 being what `ExactSums` holds, so the push loop stays on its
@@ -35,10 +39,10 @@
 //! `1.5·2^(52+K)` (exact for `|v| < 2^(51+K)`). `Σ|h| < w·2^TOP ≤
 //! 2^(52+K)` in multiples of `2^K`, and `Σ|l| ≤ w·2^(K−1) < 2^52` in
 //! integers: the window's `H + L`, and every difference of two, are exact
-//! in two `f64`s. With `s + t = H + L` exactly (TwoSum), `q = s·(1/n)`
+//! in two `f64`s. With `s + t = H + L` exactly (`TwoSum`), `q = s·(1/n)`
 //! and `r = s − q·n` (exact by a fused multiply-add), the mean is `q +
 //! (r + t)/n`; `d = (r + t)·(1/n)` is within `2^-50·|d|` of `δ = (r +
-//! t)/n`. With `m = fl(q + d)` and `g = q + d − m` (exact, Fast2Sum), `m`
+//! t)/n`. With `m = fl(q + d)` and `g = q + d − m` (exact, `Fast2Sum`), `m`
 //! is the correct rounding unless `g` is within that of a rounding
 //! boundary (`half`, or `half/2` at a power of two, `half` the half ulp
 //! of `m`). The mean, a multiple of `ulp/(2n)` (ulp below 1) or of
@@ -55,7 +59,11 @@
 //! additions in flight rather than one waiting on the last), then the
 //! means. Each pass is element-wise over a slice, so the compiler
 //! vectorises it; the architecture layer compiles it with AVX2 and FMA
-//! where the CPU has them.
+//! where the CPU has them. Once every leaving value is in the slice, an
+//! offset run of `f64` goes through [`Fused`]: with AVX2, one pass in
+//! registers (`kernels::arch`'s `x86_64/series.rs`), four values a step,
+//! their running sums formed within the register so that the window's
+//! sum carried on is one addition per four values.
 
 #![allow(
     clippy::cast_possible_truncation,
@@ -77,8 +85,9 @@
 
 use crate::Float;
 use crate::exact_sums::{LIMIT, parts, pow2, rounded_mean, scale2};
-#[cfg(not(feature = "std"))]
-use num_traits::Float as _;
+use crate::float::{Elements, ElementsMut};
+// The float methods by name, so that they come from `libm` without `std`.
+use num_traits::Float as Real;
 
 /// Outputs computed at a time: the differences and their prefix sums stay
 /// in the first-level cache.
@@ -170,7 +179,7 @@ impl Grid {
             // |middle| is in [2^(e + 52), 2^(e + 53)).
             let (_, _, e) = parts(middle);
             let base = low.min(e - 1);
-            let offset = scale2(middle, -base).round();
+            let offset = Real::round(scale2(middle, -base));
             let close = Self::new(Sums::Offset, base, offset, reach, count);
             if let Some(g) = close.filter(|g| g.holds(least) && g.holds(most)) {
                 return Some(g);
@@ -218,7 +227,7 @@ impl Grid {
     fn scaled(&self, x: f64) -> (f64, bool) {
         let v = x * self.scale;
         let y = v - self.offset;
-        let on = (v.trunc() == v) & (y.abs() < self.reach) & ((v != 0.0) | (x == 0.0));
+        let on = (Real::trunc(v) == v) & (y.abs() < self.reach) & ((v != 0.0) | (x == 0.0));
         (y, on)
     }
 
@@ -230,12 +239,15 @@ impl Grid {
     }
 
     /// The mean of a window whose sum is `offset·n + t`, `|t|` below
-    /// `2^52`: `t/n` is correctly rounded, and adding `offset` (0, or at
-    /// least `2^53`) does not move it across a rounding boundary (see the
-    /// module documentation).
+    /// `2^(52 − wb)·n`: `t/n` to within half an ulp and a hair, and exactly
+    /// when it is a float (a product by `1/n` and one correction step), and
+    /// adding `offset` (0, or at least `2^53`) does not move it across a
+    /// rounding boundary (see the module documentation).
     #[inline(always)]
     fn offset_mean(&self, t: f64) -> f64 {
-        (self.offset + t / self.n) * self.unscale
+        let q = t * self.inv_n;
+        let r = Real::mul_add(-q, self.n, t);
+        (self.offset + Real::mul_add(r, self.inv_n, q)) * self.unscale
     }
 
     /// The mean of a window whose sum is `h + l` (split), or NaN where it
@@ -247,7 +259,7 @@ impl Grid {
         let hb = s - l;
         let t = (h - hb) + (l - (s - hb));
         let q = s * self.inv_n;
-        let r = (-q).mul_add(self.n, s);
+        let r = Real::mul_add(-q, self.n, s);
         let d = (r + t) * self.inv_n;
         let m = q + d;
         let g = d - (m - q);
@@ -386,6 +398,88 @@ fn means<F: Float, const SPLIT: bool>(
     }
 }
 
+/// The offset grid's constants, for a loop of the architecture layer:
+/// a value `x` is on the grid when `v = x·scale` is an integer, `|v −
+/// offset| < reach`, and `v` is not 0 unless `x` is; the mean of a window
+/// whose `Σ(v − offset)` is `t` is `(offset + (q + r·inv_n))·unscale`
+/// for `q = t·inv_n` and `r = t − q·n` (fused), as
+/// [`Grid::offset_mean`] computes it.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    allow(dead_code, reason = "read by the x86-64 loop only")
+)]
+pub(crate) struct OffsetGrid {
+    pub(crate) scale: f64,
+    pub(crate) offset: f64,
+    pub(crate) reach: f64,
+    pub(crate) n: f64,
+    pub(crate) inv_n: f64,
+    pub(crate) unscale: f64,
+}
+
+/// A faster loop over an offset run, where the CPU has one (the
+/// architecture layer's); it must give the means [`Grid::offset_mean`]
+/// gives, bit for bit.
+pub(crate) trait Fused {
+    /// The means after pushing `xs[j]` into `out[j]`, for `j` from `start`
+    /// (at least `window`, so every leaving value `xs[j − window]` is in
+    /// `xs`; `at` is `start` and `Σ(v − offset)` over the window before
+    /// `xs[start]`)
+    /// while the entering values are on the grid: returns where it stopped
+    /// (before a stretch with a value off the grid, or near the end) and
+    /// the window's sum there. `out` past that is unspecified.
+    fn offset_run(
+        &self,
+        xs: &[f64],
+        window: usize,
+        grid: OffsetGrid,
+        at: (usize, f64),
+        out: &mut [f64],
+    ) -> (usize, f64);
+}
+
+/// No such loop: the chunks do it all.
+pub(crate) struct Chunks;
+
+impl Fused for Chunks {
+    fn offset_run(
+        &self,
+        _: &[f64],
+        _: usize,
+        _: OffsetGrid,
+        at: (usize, f64),
+        _: &mut [f64],
+    ) -> (usize, f64) {
+        at
+    }
+}
+
+/// The outputs from `done` (every leaving value in `xs`, `t` the window's
+/// sum before `xs[done]`) through `fused`, when `F` is `f64`; where it
+/// stopped and the window's sum there.
+#[inline(always)]
+fn fused_run<F: Float>(
+    fused: &impl Fused,
+    grid: &Grid,
+    window: usize,
+    (xs, out): (&[F], &mut [F]),
+    at: (usize, f64),
+) -> (usize, f64) {
+    let (Elements::F64(xs), ElementsMut::F64(out)) = (F::elements(xs), F::elements_mut(out)) else {
+        return at;
+    };
+    let params = OffsetGrid {
+        scale: grid.scale,
+        offset: grid.offset,
+        reach: grid.reach,
+        n: grid.n,
+        inv_n: grid.inv_n,
+        unscale: grid.unscale,
+    };
+    fused.offset_run(xs, window, params, at, out)
+}
+
 /// Means of full windows over `xs`, the window holding `older` then `newer`
 /// (its values, oldest first) before `xs[0]` comes in: writes the mean
 /// after each push into `out` while the values are on one grid, and
@@ -393,13 +487,21 @@ fn means<F: Float, const SPLIT: bool>(
 /// The architecture layer compiles it for the CPU's features
 /// (`kernels::exact_mean_run`).
 #[inline(always)]
-pub(crate) fn run<F: Float>(older: &[F], newer: &[F], xs: &[F], out: &mut [F]) -> usize {
+pub(crate) fn run<F: Float>(
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+    fused: &impl Fused,
+) -> usize {
     let window = older.len() + newer.len();
     let xs = &xs[..xs.len().min(out.len())];
     let ahead = &xs[..xs.len().min(window.max(CHUNK))];
     match Grid::of(older.iter().chain(newer).chain(ahead), window) {
-        Some(grid) if grid.sums == Sums::Split => run_on::<F, true>(&grid, [older, newer], xs, out),
-        Some(grid) => run_on::<F, false>(&grid, [older, newer], xs, out),
+        Some(grid) if grid.sums == Sums::Split => {
+            run_on::<F, true>(&grid, [older, newer], xs, out, fused)
+        }
+        Some(grid) => run_on::<F, false>(&grid, [older, newer], xs, out, fused),
         None => 0,
     }
 }
@@ -411,6 +513,7 @@ fn run_on<F: Float, const SPLIT: bool>(
     [older, newer]: [&[F]; 2],
     xs: &[F],
     out: &mut [F],
+    fused: &impl Fused,
 ) -> usize {
     let window = older.len() + newer.len();
     let (mut h, mut l) = (0.0, 0.0);
@@ -429,7 +532,13 @@ fn run_on<F: Float, const SPLIT: bool>(
     }
     let (mut dh, mut dl) = ([0.0; CHUNK], [0.0; CHUNK]);
     let mut done = 0;
+    let mut tried = SPLIT;
     while done < xs.len() {
+        if !tried && done >= window {
+            tried = true;
+            (done, h) = fused_run(fused, grid, window, (xs, out), (done, h));
+            continue;
+        }
         let len = CHUNK.min(xs.len() - done);
         let enter = &xs[done..done + len];
         // The leaving values: the ring's, oldest first, then the run's.

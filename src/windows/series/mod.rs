@@ -18,10 +18,10 @@
 //!   window's values only (it is the correct rounding of their exact sum):
 //!   so any exact route to the sum gives them. Values on one grid (integer
 //!   multiples of a power of two, not too far apart) are summed exactly in
-//!   `f64` pairs, window after window as prefix sums of differences in
-//!   four independent chains, and rounded correctly by a few float
-//!   operations with an exact check; the window then takes the run's last
-//!   values by pushing them (O(window) a run).
+//!   `f64` registers, window after window as prefix sums of differences,
+//!   and rounded correctly by a few float operations (a corrected
+//!   quotient, or a checked sequence that finds ties); the window then
+//!   takes the run's last values by pushing them (O(window) a run).
 //! - [`extremes`]: the minimum and maximum by van Herk and Gil-Werman's
 //!   blocks (a prefix and a suffix extreme per block of `window` values;
 //!   each output is the extreme of one suffix and one prefix), three
