@@ -1369,6 +1369,9 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// on statistics that read the same bits whenever they are taken
     /// afresh (the exact sums of `MovingStats`).
     pub(crate) fn count_wraps(&mut self, wraps: usize) {
+        if wraps == 0 {
+            return;
+        }
         let window = self.ring.window();
         let to_refresh = (REFRESH_PUSHES - self.since_refresh.min(REFRESH_PUSHES)).div_ceil(window);
         self.since_refresh = if wraps < to_refresh {
@@ -1859,6 +1862,40 @@ mod tests {
         assert_eq!(w.total.sum.mean(), 8_000_000_000_000_021.0 / 32.0);
         let exact_m2 = 1.499_999_999_999_997_4e30;
         assert!((w.total.m2 - exact_m2).abs() <= 8.0 * f64::EPSILON * exact_m2);
+    }
+
+    #[test]
+    fn counting_wraps_is_wrapping_that_many_times() {
+        // The refresh count after `wraps` wraps, as the push loop moves it:
+        // a window's worth at each wrap, back to 0 when it reaches
+        // `REFRESH_PUSHES`.
+        for window in [1, 3, 7, 64, 100, 1000, REFRESH_PUSHES + 5] {
+            // Every count the push loop can leave: below `REFRESH_PUSHES`.
+            for since in [
+                0,
+                1,
+                window % REFRESH_PUSHES,
+                REFRESH_PUSHES / 2,
+                REFRESH_PUSHES - 1,
+            ] {
+                for wraps in [0, 1, 2, 5, 63, 64, 65, 1000, 70_000] {
+                    let mut w = Window::<f64, ShiftedMoments<f64>>::new(window).unwrap();
+                    w.since_refresh = since;
+                    w.count_wraps(wraps);
+                    let mut want = since;
+                    for _ in 0..wraps {
+                        want += window;
+                        if want >= REFRESH_PUSHES {
+                            want = 0;
+                        }
+                    }
+                    assert_eq!(
+                        w.since_refresh, want,
+                        "window {window}, from {since}, {wraps} wraps"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

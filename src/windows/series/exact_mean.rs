@@ -22,15 +22,17 @@
 //! window's `T = Σy` and every difference of two are exact in one `f64`.
 //! `c` is 0, or the values' middle on a grid fine enough that `|c| ≥
 //! 2^53`. The mean is `c + T/n`. Its quotient is taken without a
-//! division: `q = fl(T·fl(1/n))`, `r = T − q·n` (exact, fused), `q' =
-//! fl(q + r·fl(1/n))` (fused), which is `T/n` when that is a float and
-//! within `(1/2 + 2^-52)` ulp of it otherwise. The rounding boundaries of
-//! `c + ·` near the mean (whose ulp is at least 1, or which is `q'`
-//! itself for `c = 0`) are multiples of 1/2, which `T/n`, a multiple of
-//! `1/n`, is either on (then `q'` is it) or at least `1/(2n)` away, more
-//! than `q'`'s error (below `2^(−1−wb)·(1 + 2^-51)`, with `|T/n| <
-//! 2^(52 − wb)` and `n < 2^wb`); so `fl(c + q')` is the correct rounding
-//! of the mean.
+//! division: `q = fl(T·fl(1/n))`, `r = T − q·n` (exact, fused), and
+//! `q' = fl(q + r·fl(1/n))` (fused) is the rounding of a value within
+//! `2^-52` of an ulp of `T/n`. For `c = 0` the mean is `q'`: `T/n` is never a midpoint
+//! between two floats (that takes an odd numerator of 54 bits, and `|T|
+//! < 2^52`) and is at least `ulp/(2n)` from one, more than that, so
+//! `q'` is its correct rounding. Otherwise the mean's ulp is at least 1,
+//! and the rounding boundaries of `c + ·` near it are multiples of 1/2,
+//! which `T/n`, a multiple of `1/n`, is either on (then `q'` is `T/n`
+//! exactly, a float) or at least `1/(2n)` away, more than `q'`'s error
+//! (below `2^(−1−wb)·(1 + 2^-51)`, with `|T/n| < 2^(52 − wb)` and `n <
+//! 2^wb`); so `fl(c + q')` is the correct rounding of the mean.
 //!
 //! **Split**, for values spanning more bits (up to `TOP = min(105 − 2·wb,
 //! 94)`, 94 being what `ExactSums` holds, so the push loop stays on its
