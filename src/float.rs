@@ -314,6 +314,7 @@ pub(crate) fn f16_bits_to_f32(h: u16) -> f32 {
 }
 
 pub(crate) use sealed::Elements;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
 pub(crate) use sealed::ElementsMut;
 
 /// The floating-point types the accumulators work in: `f32` and `f64`.

@@ -578,10 +578,18 @@ fn dividing_by_a_count_is_the_division_bit_for_bit() {
     }
 }
 
+/// The means `path` writes over `rest` after a window holding `held`, as
+/// far as its run goes (each widened to `f64`, exactly, for its bits).
+fn exact_mean_bits<F: crate::Float>(path: Path, held: &[F], rest: &[F]) -> Vec<u64> {
+    let mut out = alloc::vec![F::zero(); rest.len()];
+    let n = arch::exact_mean_run(path, held, &[], rest, &mut out);
+    out[..n].iter().map(|m| m.as_f64().to_bits()).collect()
+}
+
 /// `MovingStats`' mean series over a run: the portable chunks and this
 /// CPU's path (with AVX2, the one-pass offset loop) write the same bits,
 /// over offset runs (ties at a window of 98), split runs and a value off
-/// the grid, and stop at the same place.
+/// the grid, for `f64` and `f32`, and stop at the same place.
 #[test]
 fn exact_mean_runs_agree_across_paths() {
     let mut rng = SplitMix(41);
@@ -589,18 +597,24 @@ fn exact_mean_runs_agree_across_paths() {
     let spread: Vec<f64> = (0..20_000).map(|_| 15.0 + 10.0 * rng.unit()).collect();
     let mut off = calm.clone();
     off[13_001] = 0.1;
-    for xs in [&calm, &spread, &off] {
-        for window in [1_usize, 5, 98, 1000] {
+    #[allow(clippy::cast_possible_truncation, reason = "the test's f32 data")]
+    let narrow: Vec<f32> = calm.iter().map(|&x| x as f32).collect();
+    for window in [1_usize, 5, 98, 1000] {
+        for xs in [&calm, &spread, &off] {
             let (held, rest) = xs.split_at(window);
-            let run = |path| {
-                let mut out = alloc::vec![0.0; rest.len()];
-                let n = arch::exact_mean_run(path, held, &[], rest, &mut out);
-                out.truncate(n);
-                out.iter().map(|m| m.to_bits()).collect::<Vec<_>>()
-            };
-            let portable = run(Path::Portable);
+            let portable = exact_mean_bits(Path::Portable, held, rest);
             assert!(portable.len() > 1000, "window {window}: a long run");
-            assert!(portable == run(detect()), "window {window}");
+            assert!(
+                portable == exact_mean_bits(detect(), held, rest),
+                "window {window}"
+            );
         }
+        let (held, rest) = narrow.split_at(window);
+        let portable = exact_mean_bits(Path::Portable, held, rest);
+        assert!(portable.len() > 1000, "f32, window {window}: a long run");
+        assert!(
+            portable == exact_mean_bits(detect(), held, rest),
+            "f32, window {window}"
+        );
     }
 }

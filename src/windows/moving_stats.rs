@@ -263,8 +263,8 @@ impl<F: Float> MovingStats<F> {
     /// `min(105 − 2·log2 window, 94)` binary digits of the grid (values of
     /// any spread within a few binades) — the windows' sums are kept
     /// exactly in float registers and the series runs at a few operations
-    /// a value (for `f64` on a CPU with AVX2 and FMA, in one pass in
-    /// vector registers). Values off the grid (NaN, ±∞, a value finer or
+    /// a value (on a CPU with AVX2 and FMA, in one pass in vector
+    /// registers). Values off the grid (NaN, ±∞, a value finer or
     /// far larger than the ones before) go through the push loop, as does
     /// the filling window.
     ///

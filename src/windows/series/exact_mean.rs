@@ -62,7 +62,7 @@
 //! means. Each pass is element-wise over a slice, so the compiler
 //! vectorises it; the architecture layer compiles it with AVX2 and FMA
 //! where the CPU has them. Once every leaving value is in the slice, an
-//! offset run of `f64` goes through [`Fused`]: with AVX2, one pass in
+//! offset run goes through [`Fused`]: with AVX2, one pass in
 //! registers (`kernels::arch`'s `x86_64/series.rs`), four values a step,
 //! their running sums formed within the register so that the window's
 //! sum carried on is one addition per four values.
@@ -87,7 +87,6 @@
 
 use crate::Float;
 use crate::exact_sums::{LIMIT, parts, pow2, rounded_mean, scale2};
-use crate::float::{Elements, ElementsMut};
 // The float methods by name, so that they come from `libm` without `std`.
 use num_traits::Float as Real;
 
@@ -427,17 +426,16 @@ pub(crate) trait Fused {
     /// The means after pushing `xs[j]` into `out[j]`, for `j` from `start`
     /// (at least `window`, so every leaving value `xs[j − window]` is in
     /// `xs`; `at` is `start` and `Σ(v − offset)` over the window before
-    /// `xs[start]`)
-    /// while the entering values are on the grid: returns where it stopped
-    /// (before a stretch with a value off the grid, or near the end) and
-    /// the window's sum there. `out` past that is unspecified.
-    fn offset_run(
+    /// `xs[start]`) while the entering values are on the grid: returns where
+    /// it stopped (before a stretch with a value off the grid, or near the
+    /// end) and the window's sum there. `out` past that is unspecified.
+    fn offset_run<F: Float>(
         &self,
-        xs: &[f64],
+        xs: &[F],
         window: usize,
         grid: OffsetGrid,
         at: (usize, f64),
-        out: &mut [f64],
+        out: &mut [F],
     ) -> (usize, f64);
 }
 
@@ -445,21 +443,21 @@ pub(crate) trait Fused {
 pub(crate) struct Chunks;
 
 impl Fused for Chunks {
-    fn offset_run(
+    fn offset_run<F: Float>(
         &self,
-        _: &[f64],
+        _: &[F],
         _: usize,
         _: OffsetGrid,
         at: (usize, f64),
-        _: &mut [f64],
+        _: &mut [F],
     ) -> (usize, f64) {
         at
     }
 }
 
-/// The outputs from `done` (every leaving value in `xs`, `t` the window's
-/// sum before `xs[done]`) through `fused`, when `F` is `f64`; where it
-/// stopped and the window's sum there.
+/// The outputs from `at.0` (every leaving value in `xs`, `at.1` the
+/// window's sum before `xs[at.0]`) through `fused`; where it stopped and
+/// the window's sum there.
 #[inline(always)]
 fn fused_run<F: Float>(
     fused: &impl Fused,
@@ -468,9 +466,6 @@ fn fused_run<F: Float>(
     (xs, out): (&[F], &mut [F]),
     at: (usize, f64),
 ) -> (usize, f64) {
-    let (Elements::F64(xs), ElementsMut::F64(out)) = (F::elements(xs), F::elements_mut(out)) else {
-        return at;
-    };
     let params = OffsetGrid {
         scale: grid.scale,
         offset: grid.offset,

@@ -3,7 +3,9 @@
 //! loops vectorise four lanes wide and `f64::mul_add` is one
 //! instruction), and its offset runs in one pass in AVX2 registers.
 //!
-//! The offset loop takes four values at a time: their differences
+//! The offset loop, for `f64` and `f32` (widened exactly on the way in,
+//! each mean rounded once on the way out, as `Float::from_f64` rounds it),
+//! takes four values at a time: their differences
 //! (entering minus leaving, each `x·scale − offset`, exact), their running
 //! sums within the register (two shifts and two additions, every partial
 //! sum a difference of two window sums and so exact), the window's sum so
@@ -22,14 +24,16 @@
     reason = "the names of the portable loop and its module documentation"
 )]
 
+use super::quad::Quad;
 use crate::Float;
+use crate::float::{Elements, ElementsMut};
 use crate::windows::series::exact_mean::{Fused, OffsetGrid};
 use core::arch::x86_64::{
     _CMP_EQ_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_FROUND_NO_EXC, _MM_FROUND_TO_ZERO, _mm_cvtsd_f64,
     _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_blend_pd, _mm256_castpd256_pd128,
-    _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_fnmadd_pd, _mm256_loadu_pd, _mm256_movemask_pd,
-    _mm256_mul_pd, _mm256_or_pd, _mm256_permute2f128_pd, _mm256_permute4x64_pd, _mm256_round_pd,
-    _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
+    _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_fnmadd_pd, _mm256_movemask_pd, _mm256_mul_pd,
+    _mm256_or_pd, _mm256_permute2f128_pd, _mm256_permute4x64_pd, _mm256_round_pd, _mm256_set1_pd,
+    _mm256_setzero_pd, _mm256_sub_pd,
 };
 
 /// `windows::series::exact_mean::run`, with AVX2 and FMA, and the offset
@@ -53,17 +57,26 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
 struct Avx2;
 
 impl Fused for Avx2 {
-    fn offset_run(
+    fn offset_run<F: Float>(
         &self,
-        xs: &[f64],
+        xs: &[F],
         window: usize,
         grid: OffsetGrid,
         at: (usize, f64),
-        out: &mut [f64],
+        out: &mut [F],
     ) -> (usize, f64) {
-        // SAFETY: an `Avx2` exists only inside `exact_mean_run`, whose
-        // caller guaranteed AVX2, FMA and F16C.
-        unsafe { offset_run(xs, window, grid, at, out) }
+        match (F::elements(xs), F::elements_mut(out)) {
+            (Elements::F64(xs), ElementsMut::F64(out)) => {
+                // SAFETY: an `Avx2` exists only inside `exact_mean_run`,
+                // whose caller guaranteed AVX2, FMA and F16C.
+                unsafe { offset_run(xs, window, grid, at, out) }
+            }
+            (Elements::F32(xs), ElementsMut::F32(out)) => {
+                // SAFETY: as for `f64`.
+                unsafe { offset_run(xs, window, grid, at, out) }
+            }
+            _ => at,
+        }
     }
 }
 
@@ -78,12 +91,12 @@ const STEP: usize = 256;
 ///
 /// The CPU must have AVX2, FMA and F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn offset_run(
-    xs: &[f64],
+unsafe fn offset_run<S: Quad>(
+    xs: &[S],
     window: usize,
     grid: OffsetGrid,
     (start, t): (usize, f64),
-    out: &mut [f64],
+    out: &mut [S],
 ) -> (usize, f64) {
     let end = xs.len().min(out.len());
     if start < window || start > end {
@@ -112,11 +125,11 @@ unsafe fn offset_run(
             // SAFETY: `window ≤ start ≤ at` and `at + 4 ≤ start + steps·STEP
             // ≤ end`, the length of both `xs` and `out` at least: the four
             // values at `at` and at `at − window` are in `xs`, the four at
-            // `at` in `out`.
+            // `at` in `out`; the CPU has AVX2 and F16C (the caller).
             let (entering, leaving) = unsafe {
                 (
-                    _mm256_loadu_pd(from.add(at)),
-                    _mm256_loadu_pd(from.add(at - window)),
+                    S::load(&*from.add(at).cast::<[S; 4]>()),
+                    S::load(&*from.add(at - window).cast::<[S; 4]>()),
                 )
             };
             let v = _mm256_mul_pd(entering, scale);
@@ -147,8 +160,10 @@ unsafe fn offset_run(
             let r = _mm256_fnmadd_pd(q, count, t);
             let q = _mm256_fmadd_pd(r, inv_count, q);
             let mean = _mm256_mul_pd(_mm256_add_pd(offset, q), unscale);
-            // SAFETY: as the loads: the four values at `at` are in `out`.
-            unsafe { _mm256_storeu_pd(to.add(at), mean) };
+            // SAFETY: as the loads: the four values at `at` are in `out`,
+            // and nothing else refers to them while the loop runs. The
+            // store rounds each mean to `S` once, as `Float::from_f64`.
+            unsafe { S::store(mean, false, &mut *to.add(at).cast::<[S; 4]>()) };
         }
         if _mm256_movemask_pd(ok) != 0b1111 {
             return (first, _mm_cvtsd_f64(_mm256_castpd256_pd128(before)));
