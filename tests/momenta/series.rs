@@ -141,27 +141,44 @@ fn data_sets() -> Vec<(&'static str, Vec<f64>)> {
     ]
 }
 
-#[test]
-fn moving_average_series_is_the_push_loop() {
-    for (name, xs) in data_sets() {
-        for window in WINDOWS {
+/// Every data set of `sets`, window of `windows` and option of
+/// [`options`], with the window's description for messages.
+fn each_window(
+    sets: impl IntoIterator<Item = (&'static str, Vec<f64>)>,
+    windows: impl IntoIterator<Item = usize> + Clone,
+    mut f: impl FnMut(&str, &[f64], usize, (NanPolicy, usize)),
+) {
+    for (name, xs) in sets {
+        for window in windows.clone() {
             for (nan, min_periods) in options(window) {
-                let start = MovingAverage::new(window)
-                    .unwrap()
-                    .with_nan_policy(nan)
-                    .with_min_periods(min_periods)
-                    .unwrap();
-                check(
-                    &format!("{name}, window {window}, {nan:?}, min_periods {min_periods}"),
-                    &start,
-                    &xs,
-                    &cuts(xs.len(), window as u64),
-                    |a, x| a.push(x),
-                    |a, xs| a.mean_series(xs),
-                );
+                let what = format!("{name}, window {window}, {nan:?}, min_periods {min_periods}");
+                f(&what, &xs, window, (nan, min_periods));
             }
         }
     }
+}
+
+#[test]
+fn moving_average_series_is_the_push_loop() {
+    each_window(
+        data_sets(),
+        WINDOWS,
+        |what, xs, window, (nan, min_periods)| {
+            let start = MovingAverage::new(window)
+                .unwrap()
+                .with_nan_policy(nan)
+                .with_min_periods(min_periods)
+                .unwrap();
+            check(
+                what,
+                &start,
+                xs,
+                &cuts(xs.len(), window as u64),
+                |a, x| a.push(x),
+                |a, xs| a.mean_series(xs),
+            );
+        },
+    );
 }
 
 /// Data that `MovingStats`' mean series keeps on one grid for long runs,
@@ -178,8 +195,10 @@ fn grid_sets() -> Vec<(&'static str, Vec<f64>)> {
     let level = (0..8000)
         .map(|i| if (i / 3000) % 2 == 0 { 1e6 } else { 1e9 } + rng.unit())
         .collect();
+    // Just below 2^19, a binade under 1e6: resolved to 2^-34, finer than
+    // any value of [2^19, 2^20).
     let mut finer = calm(8000, 8);
-    finer[7777] = 1e6 + 2f64.powi(-40);
+    finer[7777] = 524_288.0 - 2f64.powi(-34);
     let wide = (0..8000)
         .map(|i| rng.unit() * 2f64.powi(-(i % 61)))
         .collect();
@@ -210,33 +229,31 @@ fn grid_sets() -> Vec<(&'static str, Vec<f64>)> {
 fn moving_stats_mean_series_is_the_push_loop() {
     // 98 · fl(1/98) is not 1: a window of 98 meets means that are exact
     // ties, which a float quotient alone would round the wrong way.
-    for (name, xs) in data_sets().into_iter().chain(grid_sets()) {
-        for window in WINDOWS.into_iter().chain([98]) {
-            for (nan, min_periods) in options(window) {
-                let start = MovingStats::new(window)
-                    .unwrap()
-                    .with_nan_policy(nan)
-                    .with_min_periods(min_periods)
-                    .unwrap();
-                check(
-                    &format!("{name}, window {window}, {nan:?}, min_periods {min_periods}"),
-                    &start,
-                    &xs,
-                    &cuts(xs.len(), window as u64),
-                    |s, x| {
-                        s.push(x);
-                        s.mean().unwrap_or(f64::NAN)
-                    },
-                    |s, xs| s.mean_series(xs),
-                );
-            }
-        }
-    }
+    let sets = data_sets().into_iter().chain(grid_sets());
+    let windows = WINDOWS.into_iter().chain([98]);
+    each_window(sets, windows, |what, xs, window, (nan, min_periods)| {
+        let start = MovingStats::new(window)
+            .unwrap()
+            .with_nan_policy(nan)
+            .with_min_periods(min_periods)
+            .unwrap();
+        check(
+            what,
+            &start,
+            xs,
+            &cuts(xs.len(), window as u64),
+            |s, x| {
+                s.push(x);
+                s.mean().unwrap_or(f64::NAN)
+            },
+            |s, xs| s.mean_series(xs),
+        );
+    });
 }
 
-/// Long slices in one piece, as a column comes: the offset runs' four
-/// stretches side by side (from 4 × 2048 values on), ties at window 98,
-/// an `f32` column, and a value off the grid in the middle of a stretch.
+/// Long slices in one piece, as a column comes: the offset runs' one-pass
+/// loop (once every leaving value is in the slice), ties at window 98, an
+/// `f32` column, and a value off the grid in the middle of a run.
 #[test]
 fn moving_stats_mean_series_of_long_slices_is_the_push_loop() {
     let mut off_grid = calm(60_000, 12);

@@ -111,18 +111,22 @@ enum Sums {
 }
 
 /// The grid of a run, and the window's length as the mean divides by it.
+/// The architecture layer's loop ([`Fused`]) reads the offset grid's
+/// constants: a value `x` is on it when `v = x·scale` is an integer, `|v −
+/// offset| < reach`, and `v` is not 0 unless `x` is; a window's mean is
+/// [`offset_mean`](Grid::offset_mean) of its `Σ(v − offset)`.
 #[derive(Clone, Copy, Debug)]
-struct Grid {
+pub(crate) struct Grid {
     sums: Sums,
     /// `2^-base`.
-    scale: f64,
+    pub(crate) scale: f64,
     /// `2^base`.
-    unscale: f64,
+    pub(crate) unscale: f64,
     base: i32,
     /// The integer every `v` is taken from (0 for `Split`), and the bound
     /// on `|v − offset|`.
-    offset: f64,
-    reach: f64,
+    pub(crate) offset: f64,
+    pub(crate) reach: f64,
     /// `1.5·2^(52+K)`.
     split: f64,
     /// `2^-K`.
@@ -131,8 +135,8 @@ struct Grid {
     /// boundary is on it.
     ties_below: f64,
     /// The window's length and its rounded reciprocal.
-    n: f64,
-    inv_n: f64,
+    pub(crate) n: f64,
+    pub(crate) inv_n: f64,
     count: u32,
 }
 
@@ -399,26 +403,6 @@ fn means<F: Float, const SPLIT: bool>(
     }
 }
 
-/// The offset grid's constants, for a loop of the architecture layer:
-/// a value `x` is on the grid when `v = x·scale` is an integer, `|v −
-/// offset| < reach`, and `v` is not 0 unless `x` is; the mean of a window
-/// whose `Σ(v − offset)` is `t` is `(offset + (q + r·inv_n))·unscale`
-/// for `q = t·inv_n` and `r = t − q·n` (fused), as
-/// [`Grid::offset_mean`] computes it.
-#[derive(Clone, Copy, Debug)]
-#[cfg_attr(
-    not(all(feature = "std", target_arch = "x86_64")),
-    allow(dead_code, reason = "read by the x86-64 loop only")
-)]
-pub(crate) struct OffsetGrid {
-    pub(crate) scale: f64,
-    pub(crate) offset: f64,
-    pub(crate) reach: f64,
-    pub(crate) n: f64,
-    pub(crate) inv_n: f64,
-    pub(crate) unscale: f64,
-}
-
 /// A faster loop over an offset run, where the CPU has one (the
 /// architecture layer's); it must give the means [`Grid::offset_mean`]
 /// gives, bit for bit.
@@ -433,7 +417,7 @@ pub(crate) trait Fused {
         &self,
         xs: &[F],
         window: usize,
-        grid: OffsetGrid,
+        grid: &Grid,
         at: (usize, f64),
         out: &mut [F],
     ) -> (usize, f64);
@@ -447,34 +431,12 @@ impl Fused for Chunks {
         &self,
         _: &[F],
         _: usize,
-        _: OffsetGrid,
+        _: &Grid,
         at: (usize, f64),
         _: &mut [F],
     ) -> (usize, f64) {
         at
     }
-}
-
-/// The outputs from `at.0` (every leaving value in `xs`, `at.1` the
-/// window's sum before `xs[at.0]`) through `fused`; where it stopped and
-/// the window's sum there.
-#[inline(always)]
-fn fused_run<F: Float>(
-    fused: &impl Fused,
-    grid: &Grid,
-    window: usize,
-    (xs, out): (&[F], &mut [F]),
-    at: (usize, f64),
-) -> (usize, f64) {
-    let params = OffsetGrid {
-        scale: grid.scale,
-        offset: grid.offset,
-        reach: grid.reach,
-        n: grid.n,
-        inv_n: grid.inv_n,
-        unscale: grid.unscale,
-    };
-    fused.offset_run(xs, window, params, at, out)
 }
 
 /// Means of full windows over `xs`, the window holding `older` then `newer`
@@ -533,7 +495,8 @@ fn run_on<F: Float, const SPLIT: bool>(
     while done < xs.len() {
         if !tried && done >= window {
             tried = true;
-            (done, h) = fused_run(fused, grid, window, (xs, out), (done, h));
+            // Every leaving value is in `xs` now; `h` is the window's sum.
+            (done, h) = fused.offset_run(xs, window, grid, (done, h), out);
             continue;
         }
         let len = CHUNK.min(xs.len() - done);

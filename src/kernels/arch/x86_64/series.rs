@@ -27,7 +27,7 @@
 use super::quad::Quad;
 use crate::Float;
 use crate::float::{Elements, ElementsMut};
-use crate::windows::series::exact_mean::{Fused, OffsetGrid};
+use crate::windows::series::exact_mean::{Fused, Grid};
 use core::arch::x86_64::{
     _CMP_EQ_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_FROUND_NO_EXC, _MM_FROUND_TO_ZERO, _mm_cvtsd_f64,
     _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_blend_pd, _mm256_castpd256_pd128,
@@ -61,7 +61,7 @@ impl Fused for Avx2 {
         &self,
         xs: &[F],
         window: usize,
-        grid: OffsetGrid,
+        grid: &Grid,
         at: (usize, f64),
         out: &mut [F],
     ) -> (usize, f64) {
@@ -94,7 +94,7 @@ const STEP: usize = 256;
 unsafe fn offset_run<S: Quad>(
     xs: &[S],
     window: usize,
-    grid: OffsetGrid,
+    grid: &Grid,
     (start, t): (usize, f64),
     out: &mut [S],
 ) -> (usize, f64) {
