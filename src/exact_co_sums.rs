@@ -54,6 +54,25 @@ fn add(a: U256, b: U256) -> U256 {
     out
 }
 
+/// `a + p` modulo 2^256, `p` sign-extended: the fast route's cross term,
+/// as two 128-bit additions with a carry (four instructions).
+#[inline]
+fn add_i128(a: U256, p: i128) -> U256 {
+    let low = u128::from(a[0]) | u128::from(a[1]) << 64;
+    let high = u128::from(a[2]) | u128::from(a[3]) << 64;
+    let (low, carry) = low.overflowing_add(p as u128);
+    // The sign extension of `p` is all ones or all zeros.
+    let high = high
+        .wrapping_add((p >> 127) as u128)
+        .wrapping_add(u128::from(carry));
+    [
+        low as u64,
+        (low >> 64) as u64,
+        high as u64,
+        (high >> 64) as u64,
+    ]
+}
+
 /// `a·b` for integers below 2^127 in magnitude, two's complement.
 fn signed_product(a: i128, b: i128) -> U256 {
     let p = mul_wide(a.unsigned_abs(), b.unsigned_abs());
@@ -161,13 +180,16 @@ impl ExactCoSums {
                   GROUP BY of `corr` ran 1.3 times as fast"
     )]
     pub fn add(&mut self, x: f64, y: f64) -> bool {
-        if let (Some(ix), Some(iy)) = (self.x.fast(x), self.y.fast(y)) {
+        // Both columns hold as many values: one count says for both.
+        debug_assert_eq!(self.x.count(), self.y.count());
+        if self.x.takes_fast()
+            && let Some(ix) = self.x.small(x)
+            && let Some(iy) = self.y.small(y)
+        {
             self.x.push_fast(ix);
             self.y.push_fast(iy);
-            // Below 2^126 in magnitude: an i128, sign-extended.
-            let p = i128::from(ix) * i128::from(iy);
-            let extend = if p < 0 { u64::MAX } else { 0 };
-            self.cross = add(self.cross, [p as u64, (p >> 64) as u64, extend, extend]);
+            // At most 2^126 in magnitude: an i128.
+            self.cross = add_i128(self.cross, i128::from(ix) * i128::from(iy));
             return true;
         }
         self.add_wide(x, y)

@@ -38,10 +38,10 @@
 //!
 //! # Two routes
 //!
-//! A value whose `x/2^base` is an integer below `2^63` in magnitude takes
-//! the fast route: one multiplication by `2^-base` (exact: a power of two)
+//! A value whose `x/2^base` is an integer in the `i64` range takes the
+//! fast route: one multiplication by `2^-base` (exact: a power of two)
 //! and one conversion to `i64`, checked by converting back, then `i128`
-//! sums of the value and of its square (below `2^126`). Every other value
+//! sums of the value and of its square (at most `2^126`). Every other value
 //! that fits takes the wide route, from the float's fields: the mantissa
 //! shifted into an `i128` and its square into 256 bits. Both give the same
 //! integers, so a value may enter by one route and leave by the other.
@@ -161,8 +161,8 @@ fn round_to_f64(mag: u128, exp: i32, sticky: bool) -> f64 {
     }
 }
 
-/// `i²` for an `i` of magnitude below `2^63` (one 64 × 64 → 128-bit
-/// product), below `2^126`.
+/// `i²` for an `i64` (one 64 × 64 → 128-bit product of magnitudes of at
+/// most `2^63`), at most `2^126`.
 /// `sum·2^base / count`, correctly rounded (to nearest, ties to even), for
 /// `|sum| < 2^126`; +0 for a zero sum or count.
 pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
@@ -180,6 +180,15 @@ pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
     let (q, r) = (a / n, a % n);
     let mean = round_to_f64(q, base - k, r != 0);
     if sum < 0 { -mean } else { mean }
+}
+
+/// `Some(0)` for a zero, `None` for a value whose product by the scale
+/// underflowed to 0 (kept off the fast route's straight line: a zero is
+/// rare, and the test cost the route a tenth of its instructions).
+#[cold]
+#[inline(never)]
+fn zero_of(x: f64) -> Option<i64> {
+    (x == 0.0).then_some(0)
 }
 
 #[inline]
@@ -591,16 +600,16 @@ impl ExactSums {
         self.sum
     }
 
-    /// `x / 2^base` when it is an integer of magnitude below `2^63` (the
+    /// `x / 2^base` when it is an integer in the `i64` range (the
     /// fast route: a multiplication by a power of two and a conversion,
     /// both exact when the check passes), else `None`.
     #[inline]
-    fn small(&self, x: f64) -> Option<i64> {
-        let v = x * self.scale;
-        let i = v as i64;
-        // A conversion that saturated, or a product that underflowed to 0,
-        // fails the check.
-        (i as f64 == v && i != i64::MAX && (i != 0 || x == 0.0)).then_some(i)
+    pub(crate) fn small(&self, x: f64) -> Option<i64> {
+        let i = crate::kernels::exact_i64(x * self.scale)?;
+        if i == 0 {
+            return zero_of(x);
+        }
+        Some(i)
     }
 
     /// Adds `d` (a difference of squares below `2^126`) to `Q`.
@@ -698,15 +707,21 @@ impl ExactSums {
     }
 
     /// `x / 2^base` when the fast route takes `x`: the set is neither
-    /// empty nor full, and `x/2^base` is an integer below `2^63` in
-    /// magnitude.
+    /// empty nor full, and `x/2^base` is an integer in the `i64` range.
     #[inline]
     pub(crate) fn fast(&self, x: f64) -> Option<i64> {
-        if self.count.wrapping_sub(1) < MAX_COUNT - 1 {
+        if self.takes_fast() {
             self.small(x)
         } else {
             None
         }
+    }
+
+    /// Whether the fast route may take a value: the set is neither empty
+    /// nor full.
+    #[inline]
+    pub(crate) fn takes_fast(&self) -> bool {
+        self.count.wrapping_sub(1) < MAX_COUNT - 1
     }
 
     /// Takes in a value as [`fast`](Self::fast) gave it.
@@ -759,7 +774,7 @@ impl ExactSums {
     pub(crate) fn replace(&mut self, old: f64, new: f64) -> bool {
         if let (Some(a), Some(b)) = (self.small(new), self.small(old)) {
             self.sum += i128::from(a) - i128::from(b);
-            // Both squares are below 2^126: so is their difference.
+            // Both squares are at most 2^126: so is their difference.
             self.add_squares(square64(a) - square64(b));
             return true;
         }

@@ -7,7 +7,9 @@
 //! cargo bench -p momenta-datafusion --bench speed
 //! ```
 //!
-//! `MOMENTA_BENCH_ROUNDS` sets the rounds (default 7).
+//! `MOMENTA_BENCH_ROUNDS` sets the rounds (default 7);
+//! `MOMENTA_BENCH_ONLY=corr` runs only the queries whose row label holds
+//! that text (`"GROUP BY 10^5"`, `"var_pop, ungrouped"`).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -101,7 +103,18 @@ async fn main() {
         ("corr", "g3, ", " GROUP BY g3"),
         ("corr", "g5, ", " GROUP BY g5"),
     ];
+    let only = std::env::var("MOMENTA_BENCH_ONLY").unwrap_or_default();
     for (function, key, group_by) in cases {
+        let label = if group_by.is_empty() {
+            format!("{function}, ungrouped")
+        } else if key.starts_with("g3") {
+            format!("{function}, GROUP BY 10^3")
+        } else {
+            format!("{function}, GROUP BY 10^5")
+        };
+        if !label.contains(&only) {
+            continue;
+        }
         let args = if function.starts_with("co") {
             "x, x + 1"
         } else {
@@ -114,13 +127,6 @@ async fn main() {
             a = a.min(time(&ctx, &ours).await);
             b = b.min(time(&ctx, &theirs).await);
         }
-        let label = if group_by.is_empty() {
-            format!("{function}, ungrouped")
-        } else if key.starts_with("g3") {
-            format!("{function}, GROUP BY 10^3")
-        } else {
-            format!("{function}, GROUP BY 10^5")
-        };
         println!(
             "| {label} | {:.1} ms | {:.1} ms | {:.2} |",
             a.as_secs_f64() * 1e3,

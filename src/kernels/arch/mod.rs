@@ -102,6 +102,53 @@ pub(crate) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
     let _ = p;
 }
 
+/// `v` as an `i64` when it is an integer in the `i64` range (`−2^63` to
+/// `2^63 − 1`), else `None` (a fraction, a value out of range, a NaN or
+/// an infinity): the exact sums' fast route, one truncating conversion
+/// and one back.
+///
+/// On x86-64 the conversion is the instruction itself, which gives
+/// `i64::MIN` for every value out of range, and `i64::MIN` converts back
+/// to `−2^63` only; Rust's `as` adds a saturation to `i64::MAX` and a NaN
+/// test that the check makes needless, about seven instructions on each
+/// row of a `GROUP BY`.
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "inside the exact sums' hot loops")]
+pub(crate) fn exact_i64(v: f64) -> Option<i64> {
+    #[cfg(target_arch = "x86_64")]
+    let i = x86_64::truncate(v);
+    #[cfg(not(target_arch = "x86_64"))]
+    let i = truncate(v);
+    if_exact(i, v)
+}
+
+/// `i` when it converts back to `v`.
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "inside the exact sums' hot loops")]
+fn if_exact(i: i64, v: f64) -> Option<i64> {
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::float_cmp,
+        reason = "exactness test"
+    )]
+    (i as f64 == v).then_some(i)
+}
+
+/// `trunc(v)` when it is in the `i64` range; else an integer that
+/// converts back to something other than `v` (the portable conversion
+/// for [`exact_i64`]).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline]
+fn truncate(v: f64) -> i64 {
+    #[allow(clippy::cast_possible_truncation, reason = "checked by the caller")]
+    match v as i64 {
+        // Saturated from 2^63 or more (`i64::MAX` converts back to 2^63,
+        // 0 to 0, which is not such a `v`).
+        i64::MAX => 0,
+        i => i,
+    }
+}
+
 /// `f` of each piece of [`PIECE`] values of `xs` and `ys` (side by side),
 /// the sums added: the portable loops' flush, which keeps each of their
 /// lanes to a few hundred values as `x86_64::streams` does the AVX2
@@ -430,6 +477,35 @@ pub(crate) fn affine_lanes<S: Element, O: Element>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_i64_takes_the_integers_of_the_i64_range_only() {
+        let two63 = 9_223_372_036_854_775_808.0;
+        let cases = [
+            (0.0, Some(0)),
+            (-0.0, Some(0)),
+            (1.0, Some(1)),
+            (-3.0, Some(-3)),
+            (4_503_599_627_370_497.0, Some(4_503_599_627_370_497)),
+            (-two63, Some(i64::MIN)),
+            // The largest float below 2^63.
+            (two63 - 1024.0, Some(i64::MAX - 1023)),
+            (0.5, None),
+            (-2.5, None),
+            (1e-300, None),
+            (two63, None),
+            (-two63 - 2048.0, None),
+            (1e300, None),
+            (-1e300, None),
+            (f64::NAN, None),
+            (f64::INFINITY, None),
+            (f64::NEG_INFINITY, None),
+        ];
+        for (v, want) in cases {
+            assert_eq!(exact_i64(v), want, "{v:e}");
+            assert_eq!(if_exact(truncate(v), v), want, "portable, {v:e}");
+        }
+    }
 
     #[test]
     fn detection_is_stable() {

@@ -133,6 +133,21 @@ pub(in crate::kernels::arch) fn prefetch_line<const SEVERAL: bool, T>(p: *const 
     }
 }
 
+/// `v` truncated to an `i64`, or `i64::MIN` when it is out of range or
+/// NaN (`cvttsd2si`, baseline SSE2; `i64::MIN` converts back to `−2^63`,
+/// so an out-of-range `v` never passes a test of exactness).
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "inside the exact sums' hot loops")]
+pub(in crate::kernels::arch) fn truncate(v: f64) -> i64 {
+    use core::arch::x86_64::{_mm_cvttsd_si64, _mm_set_sd};
+    #[allow(unused_unsafe)]
+    // SAFETY: SSE2 is part of baseline x86-64; the conversion reads and
+    // writes registers only.
+    unsafe {
+        _mm_cvttsd_si64(_mm_set_sd(v))
+    }
+}
+
 /// Switches the AVX-512 builds on or off, for the tests that compare them
 /// with the AVX2 ones; returns whether they could be on.
 #[cfg(all(test, feature = "std"))]
