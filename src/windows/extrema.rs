@@ -1,4 +1,6 @@
-//! The minimum and maximum of a sliding window: two monotonic deques.
+//! The minimum and maximum of a sliding window whose length varies (the
+//! time windows; the windows that count values use `block_extrema.rs`):
+//! two monotonic deques.
 //!
 //! Each value enters both deques tagged with its sequence number. Before it
 //! enters, the values it makes irrelevant are dropped from the back: in the
@@ -78,12 +80,6 @@ impl<F: Float> Extrema<F> {
         self.high.front().map(|&(_, x)| x)
     }
 
-    /// The longer deque's length.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.low.len().max(self.high.len())
-    }
-
     /// Forgets every value, keeping the allocations.
     pub(crate) fn clear(&mut self) {
         self.low.clear();
@@ -91,8 +87,30 @@ impl<F: Float> Extrema<F> {
     }
 }
 
+/// The least and greatest value a window's structure holds: the deques
+/// ([`Extrema`]) or the blocks
+/// ([`BlockExtrema`](super::block_extrema::BlockExtrema)).
+pub(crate) trait ReadExtremes<F> {
+    /// The least value held, `None` when none is.
+    fn min(&self) -> Option<F>;
+    /// The greatest value held, `None` when none is.
+    fn max(&self) -> Option<F>;
+}
+
+impl<F: Float> ReadExtremes<F> for Extrema<F> {
+    #[inline]
+    fn min(&self) -> Option<F> {
+        Extrema::min(self)
+    }
+    #[inline]
+    fn max(&self) -> Option<F> {
+        Extrema::max(self)
+    }
+}
+
 /// The minimum, maximum or range a window reports, from the NaN rule and
-/// the deques: `None` until ready, NaN while a NaN counts, else the value.
+/// the extremes it holds: `None` until ready, NaN while a NaN counts, else
+/// the value.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Extreme {
     Min,
@@ -104,7 +122,12 @@ impl Extreme {
     /// The statistic of a window that is `ready` and holds a NaN that
     /// counts when `nan`.
     #[inline]
-    pub(crate) fn of<F: Float>(self, extrema: &Extrema<F>, ready: bool, nan: bool) -> Option<F> {
+    pub(crate) fn of<F: Float>(
+        self,
+        extrema: &impl ReadExtremes<F>,
+        ready: bool,
+        nan: bool,
+    ) -> Option<F> {
         if !ready {
             return None;
         }

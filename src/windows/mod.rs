@@ -21,6 +21,7 @@
 //! `*_series` methods on one of the `series/` algorithms (or the push
 //! loop); then the steps of "Adding a statistic" in ARCHITECTURE.md.
 
+mod block_extrema;
 mod bounds;
 mod exact_moments;
 mod extrema;

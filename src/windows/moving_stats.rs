@@ -1,8 +1,9 @@
 //! Count, mean, variance, minimum and maximum over one moving window, from
 //! exact integer sums.
 
+use super::block_extrema::BlockExtrema;
 use super::exact_moments::ExactMoments;
-use super::extrema::{Extrema, Extreme};
+use super::extrema::Extreme;
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
 use crate::series::{check_output, or_nan};
@@ -25,8 +26,9 @@ use alloc::vec::Vec;
 /// [`MovingVariance`](crate::MovingVariance)'s compensated sums until
 /// those values have left ([`is_exact`](Self::is_exact) tells which).
 ///
-/// The minimum and maximum come from monotonic deques, as in
-/// [`MovingMinMax`](crate::MovingMinMax), with the same bits.
+/// The minimum and maximum come from blocks of `window` values (van Herk
+/// and Gil-Werman), as in [`MovingMinMax`](crate::MovingMinMax), with the
+/// same bits.
 ///
 /// # Accuracy
 ///
@@ -83,9 +85,7 @@ use alloc::vec::Vec;
 #[derive(Clone, Debug)]
 pub struct MovingStats<F> {
     inner: Window<F, ExactMoments<F>>,
-    extrema: Extrema<F>,
-    /// Values pushed since the last reset: the next value's number.
-    pushed: u64,
+    extrema: BlockExtrema,
 }
 
 #[cfg(feature = "serde")]
@@ -113,8 +113,7 @@ impl<F: Float> MovingStats<F> {
     pub fn new(window: usize) -> Result<Self, Error> {
         Ok(Self {
             inner: Window::new(window)?,
-            extrema: Extrema::default(),
-            pushed: 0,
+            extrema: BlockExtrema::new(window),
         })
     }
 
@@ -193,13 +192,7 @@ impl<F: Float> MovingStats<F> {
     #[inline]
     pub fn push(&mut self, x: F) {
         self.inner.push(x);
-        let seq = self.pushed;
-        self.pushed += 1;
-        self.extrema
-            .evict_before(self.pushed - self.inner.len() as u64);
-        if !x.is_nan() {
-            self.extrema.push(seq, x);
-        }
+        self.extrema.push(x);
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
@@ -218,31 +211,13 @@ impl<F: Float> MovingStats<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        let (before, window) = (self.inner.len(), self.inner.window());
         self.inner.extend_from_slice(xs);
-        let first = self.pushed;
-        self.pushed += xs.len() as u64;
-        if xs.len() >= window {
-            self.extrema_afresh();
-            return;
-        }
-        for (i, (seq, &x)) in (first..).zip(xs).enumerate() {
-            let len = (before + i + 1).min(window);
-            self.extrema.evict_before(seq + 1 - len as u64);
-            if !x.is_nan() {
-                self.extrema.push(seq, x);
-            }
-        }
-    }
-
-    /// The deques of the values in the window, numbered as the pushes
-    /// numbered them. O(window).
-    fn extrema_afresh(&mut self) {
-        self.extrema.clear();
-        let first = self.pushed - self.inner.len() as u64;
-        for (seq, x) in (first..).zip(self.inner.iter()) {
-            if !x.is_nan() {
-                self.extrema.push(seq, x);
+        if xs.len() >= self.inner.window() {
+            // The blocks of the window's values, whatever came before.
+            self.extrema.refill(self.inner.iter());
+        } else {
+            for &x in xs {
+                self.extrema.push(x);
             }
         }
     }
@@ -333,7 +308,6 @@ impl<F: Float> MovingStats<F> {
                     } else {
                         run
                     };
-                    self.pushed += (run - last) as u64;
                     self.inner.count_wraps((run - last) / window);
                     self.extend_from_slice(&xs[i + run - last..i + run]);
                     i += run;
@@ -540,7 +514,6 @@ impl<F: Float> MovingStats<F> {
     pub fn reset(&mut self) {
         self.inner.reset();
         self.extrema.clear();
-        self.pushed = 0;
     }
 
     /// The values in the window, oldest first.
@@ -583,13 +556,9 @@ impl<F: Float> TryFrom<super::state::SumsWindowState<F>> for MovingStats<F> {
 
     fn try_from(state: super::state::SumsWindowState<F>) -> Result<Self, Error> {
         let inner = Window::try_from(state)?;
-        let mut s = Self {
-            pushed: inner.len() as u64,
-            inner,
-            extrema: Extrema::default(),
-        };
-        s.extrema_afresh();
-        Ok(s)
+        let mut extrema = BlockExtrema::new(inner.window());
+        extrema.refill(inner.iter());
+        Ok(Self { inner, extrema })
     }
 }
 

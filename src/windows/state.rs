@@ -3,7 +3,7 @@
 //! formats that are not self-describing read it back; the options may be
 //! absent on the way in, for state written before they existed).
 //!
-//! What a window derives from its values alone — deques, ordered sets,
+//! What a window derives from its values alone — extremes, ordered sets,
 //! the count of non-finite values — is recomputed on the way in, so a
 //! restored window cannot hold inconsistent structures. Running sums are
 //! not such a thing: they carry the roundings of every value that went

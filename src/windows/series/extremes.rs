@@ -12,8 +12,8 @@
 //! outputs), three comparisons a value whatever the window.
 //!
 //! Values are compared as integer keys in the order the push path's
-//! deques use (`−0.0 < +0.0`: [`key`]), so each output is the very value
-//! the deques would report, bit for bit. NaN never takes part: it stands
+//! blocks use (`−0.0 < +0.0`: [`key`]), so each output is the very value
+//! the push path would report, bit for bit. NaN never takes part: it stands
 //! for the order's identity and is counted apart, and the NaN policy and
 //! `min_periods` decide from the counts, as for the push path.
 

@@ -26,7 +26,7 @@
 //!   blocks (a prefix and a suffix extreme per block of `window` values;
 //!   each output is the extreme of one suffix and one prefix), three
 //!   comparisons a value whatever the window, on integer keys in the
-//!   deques' order (`−0.0 < +0.0`).
+//!   push path's order (`−0.0 < +0.0`).
 //! - [`sorted`]: a quantile from the window kept as a sorted array of
 //!   those keys: the leaving value's place found (by counting, or by
 //!   binary search from 33 values), the entering value walked or moved
@@ -39,8 +39,8 @@
 //!   splitting the window at the quantile's rank.
 //!
 //! The order-statistics windows (`MovingMinMax`, `MovingQuantile`) keep
-//! derived structures (deques, ordered sets) that depend only on the
-//! values in the window and their numbers, so after a series they are
+//! derived structures (blocks of extremes, ordered sets) that depend only
+//! on the values in the window, so after a series they are
 //! rebuilt from the last window (O(window), as a checkpoint restores them);
 //! a slice shorter than half the window (or than 64 values) goes through
 //! the push loop instead.
