@@ -865,6 +865,19 @@ impl<F: Float> ShiftedMoments<F> {
         };
     }
 
+    /// M2 of one value or none: exactly 0, with no churn and no scale. A
+    /// scale taken for huge deviations that have left must not stay: the
+    /// next deviations would be brought down with it, and small ones
+    /// would underflow to an M2 of 0 that no check could tell from a
+    /// window of equal values (a window of 2 holding `5e-62` and 0, after
+    /// `−5.8e304` had passed, read a variance of 0).
+    #[inline]
+    fn m2_is_zero(&mut self) {
+        self.m2 = F::zero();
+        self.churn = F::zero();
+        self.dev_scale = F::one();
+    }
+
     /// Adds `term` to M2 and its magnitude to the churn.
     #[inline]
     fn update(&mut self, term: F) {
@@ -923,8 +936,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
             // One value or none is left, whose M2 is exactly 0.
             self.sum.remove(x);
             self.count_changed();
-            self.m2 = F::zero();
-            self.churn = F::zero();
+            self.m2_is_zero();
             return;
         }
         let before = self.sum.total() * self.inv_count;
@@ -940,8 +952,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         if self.sum.count <= 1 {
             self.sum.replace(old, new);
             self.count_changed();
-            self.m2 = F::zero();
-            self.churn = F::zero();
+            self.m2_is_zero();
             return;
         }
         // The count does not change: the kept reciprocal serves the mean

@@ -3,7 +3,7 @@
 //! Each test names the target, what it found, and the input it failed on
 //! (minimised where that kept it clear).
 
-use momenta::{Ema, Mean, Merge, Momentum, Variance, WeightedVariance};
+use momenta::{Ema, Mean, Merge, Momentum, MovingVariance, Variance, WeightedVariance};
 
 /// ops_moments: merging an accumulator with a copy of itself 64 times
 /// overflowed the count (a panic with overflow checks, a wrapped count of 0
@@ -305,4 +305,43 @@ fn ops_weighted_an_overflowed_total_weight_round_trips() {
     let mut bad = a.to_parts();
     bad.reliability_divisor = f64::NAN;
     assert!(WeightedVariance::<f64>::from_parts(bad).is_err());
+}
+
+/// `ops_window`: a window of 2 whose deviations had been scaled down for
+/// `−5.8e304` kept that scale once the huge values had left and M2 had
+/// gone back to 0 with one value; the next small deviation underflowed,
+/// and `[5.1e-62, 0]` read a variance of 0. Input: `[PushSmall(95),
+/// PushSmall(-1), PushSmall(-1), RoundTrip ×3, Extend([2.8e209 ×4,
+/// -3.4e304, -5.8e304, NaN, NaN, 5.1e-62]), Extend([0])]`.
+#[test]
+fn ops_window_a_scale_for_huge_deviations_leaves_with_them() {
+    let a = 5.148_686_001_264_647e-62;
+    let mut history = vec![95.0, -1.0, -1.0];
+    history.extend([2.817_009_055_118_430_3e209; 4]);
+    history.extend([-3.428_492_576_230_892e304, -5.809_924_753_050_121e304]);
+    history.extend([f64::NAN, f64::NAN, a, 0.0]);
+    // Pushed one by one, and as the fuzz target's slices.
+    let mut pushed = MovingVariance::new(2).unwrap();
+    for &x in &history {
+        pushed.push(x);
+    }
+    let mut sliced = MovingVariance::new(2).unwrap();
+    sliced.extend_from_slice(&history[..3]);
+    sliced.extend_from_slice(&history[3..history.len() - 1]);
+    sliced.extend_from_slice(&history[history.len() - 1..]);
+    // The two deviations are ±a/2, exact; their squares' mean is a²/4.
+    let expected = a * a / 4.0;
+    for v in [&pushed, &sliced] {
+        assert_eq!(v.population_variance(), Some(expected));
+        assert_eq!(v.sample_variance(), Some(2.0 * expected));
+    }
+    // A window of 3 whose M2 never went back to 0: the cancellation check
+    // rebuilds it once the huge values leave.
+    let mut three = MovingVariance::new(3).unwrap();
+    for &x in history.iter().chain(&[-a]) {
+        three.push(x);
+    }
+    let mean = (a + 0.0 - a) / 3.0;
+    let m2: f64 = [a, 0.0, -a].iter().map(|x| (x - mean) * (x - mean)).sum();
+    assert_eq!(three.population_variance(), Some(m2 / 3.0));
 }
