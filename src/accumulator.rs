@@ -155,7 +155,12 @@ macro_rules! impl_accumulator {
     };
     (@accumulator $ty:ident { $($walker:tt)* }) => {
         impl<F: $crate::Float> $crate::Accumulator<F> for $ty<F> {
-            #[inline]
+            // Always: a forwarding shim, which a caller's inliner may
+            // otherwise count at the size of the push it forwards to and
+            // leave as a call (`EwVariance` through generic code ran at
+            // 6.5 ns a push as a call, 2.4 inlined).
+            #[inline(always)]
+            #[allow(clippy::inline_always, reason = "measured: see the comment")]
             fn push(&mut self, x: F) {
                 $ty::push(self, x);
             }
