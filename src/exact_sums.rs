@@ -161,8 +161,6 @@ fn round_to_f64(mag: u128, exp: i32, sticky: bool) -> f64 {
     }
 }
 
-/// `i²` for an `i64` (one 64 × 64 → 128-bit product of magnitudes of at
-/// most `2^63`), at most `2^126`.
 /// `sum·2^base / count`, correctly rounded (to nearest, ties to even), for
 /// `|sum| < 2^126`; +0 for a zero sum or count.
 pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
@@ -191,6 +189,8 @@ fn zero_of(x: f64) -> Option<i64> {
     (x == 0.0).then_some(0)
 }
 
+/// `i²` for an `i64` (one 64 × 64 → 128-bit product of magnitudes of at
+/// most `2^63`), at most `2^126`.
 #[inline]
 fn square64(i: i64) -> i128 {
     let a = u128::from(i.unsigned_abs());
