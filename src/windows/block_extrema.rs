@@ -18,51 +18,16 @@
 //! O(window) at worst, as with the monotonic deques it replaces, whose
 //! data-dependent loops cost about two branch mispredictions a push.
 //!
-//! Values are compared as the keys of `−∞ < … < −0.0 < +0.0 < … < +∞`
-//! ([`key`]), so the extremes are the very values the deques report, bit
-//! for bit; NaN takes no part (the windows count it apart).
+//! Values are compared as the keys of `−∞ < … < −0.0 < +0.0 < … < +∞`,
+//! with the series' extremes of keys ([`Both`]: the order's identities for
+//! no value and for NaN), so the extremes are the very values the deques
+//! reported, bit for bit; NaN takes no part (the windows count it apart).
 
 use alloc::vec::Vec;
 
 use super::extrema::ReadExtremes;
-use super::series::extremes::{key, value};
+use super::series::extremes::{Both, Extremes, High, Low, value};
 use crate::Float;
-
-/// The least and the greatest key of a stretch of values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Keys {
-    low: i64,
-    high: i64,
-}
-
-impl Keys {
-    /// No value: the order's identities, which are no value's keys (they
-    /// are NaN's bits).
-    const EMPTY: Self = Self {
-        low: i64::MAX,
-        high: i64::MIN,
-    };
-
-    /// One value's; NaN's are [`EMPTY`](Self::EMPTY).
-    #[inline]
-    fn of<F: Float>(x: F) -> Self {
-        if x.is_nan() {
-            Self::EMPTY
-        } else {
-            let k = key(x);
-            Self { low: k, high: k }
-        }
-    }
-
-    /// Both stretches'.
-    #[inline]
-    fn with(self, other: Self) -> Self {
-        Self {
-            low: self.low.min(other.low),
-            high: self.high.max(other.high),
-        }
-    }
-}
 
 /// The extremes of the last `window` values pushed (see the module doc).
 #[derive(Clone, Debug)]
@@ -73,11 +38,11 @@ pub(crate) struct BlockExtrema {
     /// previous block's suffix extremes from `p` on from `place` up. Grows
     /// to `window` cells with the first block (until then the window has
     /// no previous block).
-    cells: Vec<Keys>,
+    cells: Vec<Both>,
     /// The next value's place in its block.
     place: usize,
     /// The extremes of this block's values so far.
-    prefix: Keys,
+    prefix: Both,
 }
 
 impl BlockExtrema {
@@ -87,7 +52,7 @@ impl BlockExtrema {
             window,
             cells: Vec::new(),
             place: 0,
-            prefix: Keys::EMPTY,
+            prefix: Both::EMPTY,
         }
     }
 
@@ -95,7 +60,7 @@ impl BlockExtrema {
     /// pushes back leaves.
     #[inline]
     pub(crate) fn push<F: Float>(&mut self, x: F) {
-        let k = Keys::of(x);
+        let k = Both::of(x);
         if let Some(cell) = self.cells.get_mut(self.place) {
             *cell = k;
         } else {
@@ -112,19 +77,19 @@ impl BlockExtrema {
     /// next block starts empty.
     #[cold]
     fn close_block(&mut self) {
-        let mut suffix = Keys::EMPTY;
+        let mut suffix = Both::EMPTY;
         for cell in self.cells.iter_mut().rev() {
             suffix = suffix.with(*cell);
             *cell = suffix;
         }
         self.place = 0;
-        self.prefix = Keys::EMPTY;
+        self.prefix = Both::EMPTY;
     }
 
     /// The extremes of the window.
     #[inline]
-    fn now(&self) -> Keys {
-        let before = self.cells.get(self.place).copied().unwrap_or(Keys::EMPTY);
+    fn now(&self) -> Both {
+        let before = self.cells.get(self.place).copied().unwrap_or(Both::EMPTY);
         self.prefix.with(before)
     }
 
@@ -138,7 +103,7 @@ impl BlockExtrema {
     pub(crate) fn clear(&mut self) {
         self.cells.clear();
         self.place = 0;
-        self.prefix = Keys::EMPTY;
+        self.prefix = Both::EMPTY;
     }
 
     /// Forgets every value and takes those of `window`, oldest first.
@@ -153,14 +118,14 @@ impl BlockExtrema {
 impl<F: Float> ReadExtremes<F> for BlockExtrema {
     #[inline]
     fn min(&self) -> Option<F> {
-        let k = self.now().low;
-        (k != Keys::EMPTY.low).then(|| value(k))
+        let k = self.now().0.0;
+        (k != Low::EMPTY.0).then(|| value(k))
     }
 
     #[inline]
     fn max(&self) -> Option<F> {
-        let k = self.now().high;
-        (k != Keys::EMPTY.high).then(|| value(k))
+        let k = self.now().1.0;
+        (k != High::EMPTY.0).then(|| value(k))
     }
 }
 

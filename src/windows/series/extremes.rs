@@ -52,8 +52,9 @@ pub(crate) enum Which {
     Range,
 }
 
-/// The extremes of a stretch of values, as keys.
-trait Extremes: Copy {
+/// The extremes of a stretch of values, as keys (also the push path's
+/// blocks', `windows/block_extrema.rs`).
+pub(crate) trait Extremes: Copy {
     /// The extremes of no value: the order's identities.
     const EMPTY: Self;
     /// The extremes of one value; NaN takes no part.
@@ -73,8 +74,8 @@ fn key_or<F: Float>(x: F, identity: i64) -> i64 {
 }
 
 /// The least key.
-#[derive(Clone, Copy)]
-struct Low(i64);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Low(pub(crate) i64);
 
 impl Extremes for Low {
     const EMPTY: Self = Self(i64::MAX);
@@ -97,8 +98,8 @@ impl Extremes for Low {
 }
 
 /// The greatest key.
-#[derive(Clone, Copy)]
-struct High(i64);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct High(pub(crate) i64);
 
 impl Extremes for High {
     const EMPTY: Self = Self(i64::MIN);
@@ -121,8 +122,8 @@ impl Extremes for High {
 }
 
 /// Both, for the range `max − min`.
-#[derive(Clone, Copy)]
-struct Both(Low, High);
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Both(pub(crate) Low, pub(crate) High);
 
 impl Extremes for Both {
     const EMPTY: Self = Self(Low::EMPTY, High::EMPTY);
