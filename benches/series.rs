@@ -106,8 +106,12 @@ enum Stat {
     Mean(usize),
     /// `MovingAverage`'s mean (compensated sums).
     Average(usize),
+    /// `MovingStats`' sample variance and deviation (exact sums, correctly
+    /// rounded).
     Var(usize),
     Std(usize),
+    /// `MovingVariance`'s sample variance (compensated sums).
+    Variance(usize),
     Min(usize),
     Max(usize),
     Median(usize),
@@ -127,6 +131,7 @@ impl Stat {
                     "mean" => Self::Mean(w),
                     "average" => Self::Average(w),
                     "var" => Self::Var(w),
+                    "variance" => Self::Variance(w),
                     "std" => Self::Std(w),
                     "min" => Self::Min(w),
                     "max" => Self::Max(w),
@@ -163,12 +168,15 @@ impl Stat {
             }
             Self::Mean(w) => MovingStats::new(w).unwrap().mean_series_into(xs, out),
             Self::Average(w) => MovingAverage::new(w).unwrap().mean_series_into(xs, out),
-            Self::Var(w) => MovingVariance::new(w)
+            Self::Var(w) => MovingStats::new(w)
                 .unwrap()
                 .sample_variance_series_into(xs, out),
-            Self::Std(w) => MovingVariance::new(w)
+            Self::Std(w) => MovingStats::new(w)
                 .unwrap()
                 .sample_std_dev_series_into(xs, out),
+            Self::Variance(w) => MovingVariance::new(w)
+                .unwrap()
+                .sample_variance_series_into(xs, out),
             Self::Min(w) => MovingMinMax::new(w).unwrap().min_series_into(xs, out),
             Self::Max(w) => MovingMinMax::new(w).unwrap().max_series_into(xs, out),
             Self::Median(w) => MovingQuantile::median(w)
@@ -190,8 +198,9 @@ impl Stat {
             }
             Self::Mean(w) => MovingStats::new(w).unwrap().mean_series(xs),
             Self::Average(w) => MovingAverage::new(w).unwrap().mean_series(xs),
-            Self::Var(w) => MovingVariance::new(w).unwrap().sample_variance_series(xs),
-            Self::Std(w) => MovingVariance::new(w).unwrap().sample_std_dev_series(xs),
+            Self::Var(w) => MovingStats::new(w).unwrap().sample_variance_series(xs),
+            Self::Std(w) => MovingStats::new(w).unwrap().sample_std_dev_series(xs),
+            Self::Variance(w) => MovingVariance::new(w).unwrap().sample_variance_series(xs),
             Self::Min(w) => MovingMinMax::new(w).unwrap().min_series(xs),
             Self::Max(w) => MovingMinMax::new(w).unwrap().max_series(xs),
             Self::Median(w) => MovingQuantile::median(w).unwrap().quantile_series(xs),
@@ -216,15 +225,21 @@ impl Stat {
             }
             Self::Var(w) => pushed(
                 xs,
-                &mut MovingVariance::new(w).unwrap(),
-                MovingVariance::push,
-                MovingVariance::sample_variance,
+                &mut MovingStats::new(w).unwrap(),
+                MovingStats::push,
+                MovingStats::sample_variance,
             ),
             Self::Std(w) => pushed(
                 xs,
+                &mut MovingStats::new(w).unwrap(),
+                MovingStats::push,
+                MovingStats::sample_std_dev,
+            ),
+            Self::Variance(w) => pushed(
+                xs,
                 &mut MovingVariance::new(w).unwrap(),
                 MovingVariance::push,
-                MovingVariance::sample_std_dev,
+                MovingVariance::sample_variance,
             ),
             Self::Min(w) => pushed(
                 xs,
@@ -358,6 +373,7 @@ fn series(c: &mut Criterion) {
         "rolling_average_20",
         "rolling_var_20",
         "rolling_var_1000",
+        "rolling_variance_20",
     ] {
         let stat = Stat::parse(name).expect("a known statistic");
         let mut out = vec![0.0; xs.len()];

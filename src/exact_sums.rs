@@ -66,6 +66,9 @@
               exactness"
 )]
 
+// The float methods by name, so that they come from `libm` without `std`.
+use num_traits::Float as Real;
+
 /// `|x| / 2^base` stays below `2^LIMIT` for every value of the set.
 pub(crate) const LIMIT: i32 = 94;
 
@@ -271,9 +274,100 @@ fn div_small(a: U256, m: u64) -> (U256, u64) {
     (q, r as u64)
 }
 
+/// [`quotient_to_f64`] for `a < 2^128`: one 128-bit division where the
+/// 256-bit one takes four (a variance read after every push of a
+/// `MovingStats` spent most of its time in them).
+fn small_quotient_to_f64(a: u128, m: u64, exp: i32) -> f64 {
+    if a == 0 {
+        return 0.0;
+    }
+    let m = u128::from(m);
+    // Scaled so that the quotient has at least 55 bits (the remainder then
+    // only breaks ties): 55 + 64 bits at most, which fit.
+    let want = (128 - m.leading_zeros() as i32) + 55;
+    let k = (want - (128 - a.leading_zeros() as i32)).max(0);
+    let a = a << k;
+    let q = a / m;
+    round_to_f64(q, exp - k, a - q * m != 0)
+}
+
+/// Whether [`checked_quotient`] serves `D/d·2^exp` for every `0 < D <
+/// 2^104`: `d` below `2^52`, and every such quotient, between `2^-52` and
+/// `2^104`, a normal number once scaled by `2^exp` (so that the scaling is
+/// exact).
+pub(crate) fn quick_quotient_fits(d: u64, exp: i32) -> bool {
+    d > 0 && d < 1 << 52 && exp - 52 >= -1022 && exp + 105 <= 1023
+}
+
+/// `D/d` for `D = a·2^52 + b` (integers `0 ≤ a, b < 2^52`), `d` an integer
+/// below `2^52` and `inv_d = fl(1/d)`: correctly rounded (to nearest, ties
+/// to even), or NaN when it must come from the integers
+/// ([`quotient_to_f64`]). No branch, so that it vectorises.
+///
+/// `D` is the exact pair `s + t` (`Fast2Sum`); `q = fl(s·inv_d)` is within
+/// two ulps of `s/d`; `r = s − q·d` (by a fused multiply-add with `FMA`,
+/// else by Dekker's exact product, `q·d = p + e`, and `(s − p) − e`, the
+/// first difference exact) and `δ = (r + t)·inv_d` make `q + δ` within
+/// `2^-50·(|δ| + ulp)` of `D/d`, less than `2^-44` of half an ulp of `m =
+/// fl(q + δ)`. With `g = q + δ − m` (exact), `m` is the correct rounding
+/// of `D/d` unless `q + δ` lies that close to a rounding boundary: unless
+/// `|g|` is that close to half an ulp of `m` (or to a quarter, below a
+/// power of two). Those quotients, as rare as `2^-43` on random data, are
+/// NaN; an exact tie, whose `q + δ` is exact, is among them.
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    clippy::needless_bitwise_bool,
+    reason = "inlined into the series' `#[target_feature]` loops and free of \
+              branches, so that it vectorises there"
+)]
+pub(crate) fn checked_quotient<const FMA: bool>(a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
+    // s + t = D exactly: a·2^52 is a multiple of 2^52, b below it.
+    let high = a * pow2(52);
+    let s = high + b;
+    let t = (high - s) + b;
+    let q = s * inv_d;
+    let r = if FMA {
+        Real::mul_add(-q, d, s)
+    } else {
+        let (qh, ql) = veltkamp(q);
+        let (dh, dl) = veltkamp(d);
+        let p = q * d;
+        let e = ((qh * dh - p) + qh * dl + ql * dh) + ql * dl;
+        (s - p) - e
+    };
+    let delta = (r + t) * inv_d;
+    let m = q + delta;
+    let g = delta - (m - q);
+    // Half an ulp of m, and the error bound: |δ| is at most two ulps of
+    // q, eight halves of m, so 2^-50·(|δ| + ulp) < 2^-44·half.
+    let half = f64::from_bits(m.to_bits() & 0x7ff0_0000_0000_0000) * pow2(-53);
+    let slack = half * pow2(-44);
+    let near = (g.abs() >= half - slack) | ((g.abs() - 0.5 * half).abs() <= slack);
+    if near & (m != 0.0) { f64::NAN } else { m }
+}
+
+/// `x` as `h + l`, `h` with at most 26 significant bits (Veltkamp's
+/// split), for `|x|` below `2^995`.
+#[inline]
+fn veltkamp(x: f64) -> (f64, f64) {
+    let c = 134_217_729.0 * x;
+    let h = c - (c - x);
+    (h, x - h)
+}
+
 /// `a/m · 2^exp` for `m > 0`, correctly rounded (to nearest, ties to
 /// even; subnormal results too), +∞ when too large.
 pub(crate) fn quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
+    if a[2] == 0 && a[3] == 0 {
+        small_quotient_to_f64((u128::from(a[1]) << 64) | u128::from(a[0]), m, exp)
+    } else {
+        wide_quotient_to_f64(a, m, exp)
+    }
+}
+
+/// [`quotient_to_f64`] for any `a`, by four 128-bit divisions.
+fn wide_quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
     let bits = a
         .iter()
         .rposition(|&limb| limb != 0)
@@ -891,7 +985,18 @@ impl ExactSums {
             mul_small(q, u64::from(self.count)),
             square(self.sum.unsigned_abs()),
         );
-        quotient_to_f64(d, u64::from(self.count) * divisor, 2 * self.base)
+        let (divisor, exp) = (u64::from(self.count) * divisor, 2 * self.base);
+        if d[3] == 0 && d[2] == 0 && d[1] >> 40 == 0 && quick_quotient_fits(divisor, exp) {
+            // D below 2^104: the float quotient, unless it is near a
+            // rounding boundary.
+            let (high, low) = ((d[1] << 12) | (d[0] >> 52), d[0] & ((1 << 52) - 1));
+            let d = divisor as f64;
+            let m = checked_quotient::<false>(high as f64, low as f64, d, 1.0 / d);
+            if !m.is_nan() {
+                return m * pow2(exp);
+            }
+        }
+        quotient_to_f64(d, divisor, exp)
     }
 }
 
@@ -934,6 +1039,100 @@ mod tests {
         let big = shift_left([1, 0, 0, 0], 200);
         assert_eq!(quotient_to_f64(big, 3, -200), 1.0 / 3.0);
         assert_eq!(q(1, 1, 1024), f64::INFINITY);
+    }
+
+    /// Marsaglia's xorshift64 from `state` (not 0).
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
+    /// `checked_quotient`'s value where it gives one, else the integers',
+    /// for both ways to its remainder; and how many it gave.
+    fn checked(big_d: u128, d: u64) -> (f64, usize) {
+        let exact = quotient_to_f64([big_d as u64, (big_d >> 64) as u64, 0, 0], d, 0);
+        let (a, b) = (
+            (big_d >> 52) as f64,
+            (big_d as u64 & ((1 << 52) - 1)) as f64,
+        );
+        let inv = 1.0 / d as f64;
+        let mut given = 0;
+        for v in [
+            checked_quotient::<true>(a, b, d as f64, inv),
+            checked_quotient::<false>(a, b, d as f64, inv),
+        ] {
+            if !v.is_nan() {
+                assert_eq!(v.to_bits(), exact.to_bits(), "{big_d}/{d}");
+                given += 1;
+            }
+        }
+        (exact, given)
+    }
+
+    #[test]
+    fn checked_quotients_are_correctly_rounded_on_ties_and_near_them() {
+        // D/d halfway between two floats: m·d for m an odd integer of 54
+        // bits; and one off either side.
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
+        let mut ties = 0;
+        for _ in 0..20_000 {
+            let d = (next() >> (14 + next() % 36)).max(1);
+            let m = u128::from((next() >> 10) | (1 << 53) | 1);
+            let tie = m * u128::from(d);
+            if tie >> 104 != 0 {
+                continue;
+            }
+            ties += 1;
+            for big_d in [tie - 1, tie, tie + 1] {
+                checked(big_d, d);
+            }
+            // A tie goes to the neighbour with an even significand (the
+            // floats there are the even integers): m − 1 when m ≡ 1 mod 4.
+            let (v, _) = checked(tie, d);
+            assert_eq!(v as u128, if m & 2 == 0 { m - 1 } else { m + 1 });
+        }
+        assert!(ties > 10_000);
+    }
+
+    #[test]
+    fn checked_quotients_answer_on_random_values() {
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d_u64);
+        let mut given = 0;
+        for _ in 0..200_000 {
+            let d = (next() >> (12 + next() % 52)).max(1);
+            let big_d = ((u128::from(next()) << 40) | u128::from(next())) >> (next() % 104);
+            given += checked(big_d & ((1 << 104) - 1), d).1;
+        }
+        // Both ways answer all but a few (exact quotients of one or two
+        // bits' worth are not ties, and random ones are rarely near one).
+        assert!(given > 399_000, "{given}");
+    }
+
+    #[test]
+    fn one_division_reads_what_four_read() {
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
+        for i in 0..100_000 {
+            let m = (next() >> (next() % 64)).max(1);
+            let a = ((u128::from(next()) << 64) | u128::from(next())) >> (next() % 128);
+            // Every fifth a tie: an odd multiple of m/2 of 54 bits or more.
+            let a = if i % 5 == 0 {
+                let odd = u128::from((next() >> 10) | (1 << 53) | 1);
+                odd.checked_mul(u128::from(m)).unwrap_or(a)
+            } else {
+                a
+            };
+            let exp = (next() % 2200) as i32 - 1100;
+            let words = [a as u64, (a >> 64) as u64, 0, 0];
+            let (one, four) = (
+                small_quotient_to_f64(a, m, exp),
+                wide_quotient_to_f64(words, m, exp),
+            );
+            assert_eq!(one.to_bits(), four.to_bits(), "{a}/{m}·2^{exp}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `MovingStats::mean_series` against its push loop, bit for bit, on long
+//! `MovingStats::mean_series` and its four variance and deviation series
+//! against their push loops, bit for bit, on long
 //! slices the input describes in a few bytes: stretches of raw bits (NaN
 //! payloads, ±∞, subnormals, MAX), of `1e6 + U(0, 1)`, of whole numbers,
 //! of values spread over a chosen number of binades, of large values on a
@@ -6,9 +7,9 @@
 //! repeated value; a window of 1 to 1200; the slice cut into pieces
 //! anywhere.
 //!
-//! After the series: every mean is the push loop's (the correctly rounded
-//! mean from exact sums, whatever way the series took), the window holds
-//! the push loop's values, and 64 later pushes read the same bits.
+//! After the series: every value is the push loop's (the correctly rounded
+//! statistic from exact sums, whatever way the series took), the window
+//! holds the push loop's values, and 64 later pushes read the same bits.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -17,6 +18,9 @@ use momenta::MovingStats;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
+    /// The statistic (`% 5`): the mean, the sample and population
+    /// variances, the sample and population deviations.
+    stat: u8,
     window: u16,
     /// Values in all: `len % 24_000`.
     len: u16,
@@ -80,13 +84,28 @@ fuzz_target!(|input: Input| {
             value(&mut rng, kind, param)
         })
         .collect();
+    type Read = fn(&MovingStats<f64>) -> Option<f64>;
+    type Series = fn(&mut MovingStats<f64>, &[f64]) -> Vec<f64>;
+    let (read, series): (Read, Series) = match input.stat % 5 {
+        0 => (MovingStats::mean, MovingStats::mean_series),
+        1 => (MovingStats::sample_variance, MovingStats::sample_variance_series),
+        2 => (
+            MovingStats::population_variance,
+            MovingStats::population_variance_series,
+        ),
+        3 => (MovingStats::sample_std_dev, MovingStats::sample_std_dev_series),
+        _ => (
+            MovingStats::population_std_dev,
+            MovingStats::population_std_dev_series,
+        ),
+    };
     let mut pushed = MovingStats::new(window).unwrap();
     let want: Vec<u64> = xs
         .iter()
         .map(|&x| {
             pushed.push(x);
             // NaN until ready, as the series shows it.
-            pushed.mean().unwrap_or(f64::NAN).to_bits()
+            read(&pushed).unwrap_or(f64::NAN).to_bits()
         })
         .collect();
     let mut sliced = MovingStats::new(window).unwrap();
@@ -99,12 +118,13 @@ fuzz_target!(|input: Input| {
             .map_or(n - at, |&c| usize::from(c) % 9000)
             .min(n - at);
         cut += 1;
-        got.extend(sliced.mean_series(&xs[at..at + piece]));
+        got.extend(series(&mut sliced, &xs[at..at + piece]));
         at += piece;
     }
     if let Some(i) = (0..n).find(|&i| got[i].to_bits() != want[i]) {
         panic!(
-            "window {window}: mean {i} is {:e} by the series, {:e} by the push loop",
+            "window {window}, statistic {}: value {i} is {:e} by the series, {:e} by the push loop",
+            input.stat % 5,
             got[i],
             f64::from_bits(want[i])
         );
@@ -120,8 +140,8 @@ fuzz_target!(|input: Input| {
         pushed.push(x);
         sliced.push(x);
         assert_eq!(
-            pushed.mean().map(f64::to_bits),
-            sliced.mean().map(f64::to_bits),
+            read(&pushed).map(f64::to_bits),
+            read(&sliced).map(f64::to_bits),
             "window {window}: a push after the series"
         );
     }

@@ -54,6 +54,19 @@ pub(crate) fn exact_mean_run<F: crate::Float>(
     arch::exact_mean_run(detect(), older, newer, xs, out)
 }
 
+/// `MovingStats`' variance series over a run on one grid, compiled for
+/// this CPU (see `arch::exact_var_run`).
+#[inline]
+pub(crate) fn exact_var_run<F: crate::Float>(
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+    spread: crate::windows::series::exact_var::Spread,
+) -> usize {
+    arch::exact_var_run(detect(), older, newer, xs, out, spread)
+}
+
 pub(crate) use bundle::Sealed;
 pub use bundle::{BlockWalker, FromSlice};
 

@@ -4,11 +4,30 @@
 use super::block_extrema::BlockExtrema;
 use super::exact_moments::ExactMoments;
 use super::extrema::Extreme;
+use super::series::exact_var::Spread;
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
 use crate::series::{check_output, or_nan};
 use crate::{Error, Float, NanPolicy};
 use alloc::vec::Vec;
+
+/// The four spreads a series reads.
+const POPULATION_VARIANCE: Spread = Spread {
+    sample: false,
+    root: false,
+};
+const SAMPLE_VARIANCE: Spread = Spread {
+    sample: true,
+    root: false,
+};
+const POPULATION_STD_DEV: Spread = Spread {
+    sample: false,
+    root: true,
+};
+const SAMPLE_STD_DEV: Spread = Spread {
+    sample: true,
+    root: true,
+};
 
 /// Count, mean, variance, standard deviation, minimum and maximum of the
 /// last `window` values pushed, over one ring, in O(1) time per push
@@ -289,19 +308,31 @@ impl<F: Float> MovingStats<F> {
         Ok(())
     }
 
-    /// The mean series: full windows of finite values on one grid through
-    /// `kernels::exact_mean_run`, the window then pushed the run's last values
-    /// (as many as leave its ring's head where the run's pushes would);
-    /// everything else, and a window's worth of pushes after a run ends
-    /// early (so that finding the next grid, O(window), is paid for), by
-    /// the push loop.
+    /// The mean series: see [`series_to`](Self::series_to).
     fn mean_series_to(&mut self, xs: &[F], out: &mut [F]) {
+        self.series_to(xs, out, crate::kernels::exact_mean_run, Self::mean);
+    }
+
+    /// A series that `kernel` computes over runs of full windows of finite
+    /// values on one grid (`kernels::exact_mean_run` or `exact_var_run`,
+    /// which return how many values they took), the window then pushed the
+    /// run's last values (as many as leave its ring's head where the run's
+    /// pushes would); everything else, and a window's worth of pushes after
+    /// a run ends early (so that finding the next grid, O(window), is paid
+    /// for), by the push loop, reading `read` after each push.
+    fn series_to(
+        &mut self,
+        xs: &[F],
+        out: &mut [F],
+        kernel: impl Fn(&[F], &[F], &[F], &mut [F]) -> usize,
+        read: impl Fn(&Self) -> Option<F>,
+    ) {
         let window = self.window();
         let mut i = 0;
         while i < xs.len() {
             if self.is_full() && self.is_exact() && self.inner.all_finite() {
                 let (older, newer) = self.inner.as_slices();
-                let run = crate::kernels::exact_mean_run(older, newer, &xs[i..], &mut out[i..]);
+                let run = kernel(older, newer, &xs[i..], &mut out[i..]);
                 if run > 0 {
                     let last = if run >= window {
                         window + (run - window) % window
@@ -316,10 +347,208 @@ impl<F: Float> MovingStats<F> {
             let slow = xs.len().min(i + window);
             for (&x, o) in xs[i..slow].iter().zip(&mut out[i..slow]) {
                 self.push(x);
-                *o = or_nan(self.mean());
+                *o = or_nan(read(self));
             }
             i = slow;
         }
+    }
+
+    /// The variance or standard deviation series `spread` names.
+    fn spread_series_to(&mut self, xs: &[F], out: &mut [F], spread: Spread) {
+        let read = match (spread.sample, spread.root) {
+            (false, false) => Self::population_variance,
+            (true, false) => Self::sample_variance,
+            (false, true) => Self::population_std_dev,
+            (true, true) => Self::sample_std_dev,
+        };
+        let kernel = |older: &[F], newer: &[F], xs: &[F], out: &mut [F]| {
+            crate::kernels::exact_var_run(older, newer, xs, out, spread)
+        };
+        self.series_to(xs, out, kernel, read);
+    }
+
+    /// Pushes every value of `xs` in order and returns the sample variance
+    /// after each push — what [`sample_variance`](Self::sample_variance)
+    /// reads, NaN until the window holds two values and is
+    /// [ready](Self::is_ready) — as a new vector: pandas'
+    /// `s.rolling(window, min_periods=1).var()`, polars'
+    /// `s.rolling_var(window, min_samples=1)`, bottleneck's
+    /// `move_var(x, window, min_count=1, ddof=1)`, but correctly rounded.
+    ///
+    /// Each value is the push loop's, bit for bit: the correct rounding of
+    /// the window's exact variance. The window goes on from where it was.
+    /// While the values sit on one grid with an offset (as for
+    /// [`mean_series`](Self::mean_series): `1e6 + U(0, 1)`, whole numbers),
+    /// the series keeps `n·Σx² − (Σx)²` as one 128-bit integer, updated by
+    /// one product and one addition a value, and divides it by a checked
+    /// float quotient: a few operations a value. Everything else goes
+    /// through the push loop.
+    ///
+    /// ```
+    /// use momenta::MovingStats;
+    ///
+    /// let mut s = MovingStats::new(3)?;
+    /// let v: Vec<f64> = s.sample_variance_series(&[1.0, 3.0, 5.0, 13.0]);
+    /// assert!(v[0].is_nan()); // one value: no sample variance
+    /// assert_eq!(&v[1..], [2.0, 4.0, 28.0]);
+    /// // Exact where running float sums drift: after 1e16 has left, the
+    /// // window [3, 5] has a variance of exactly 2.
+    /// let mut t = MovingStats::new(2)?;
+    /// assert_eq!(t.sample_variance_series(&[1e16, 3.0, 5.0])[2], 2.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.spread_series_to(xs, &mut out, SAMPLE_VARIANCE);
+        out
+    }
+
+    /// [`sample_variance_series`](Self::sample_variance_series) into a
+    /// caller's buffer, as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let mut out = [0.0; 3];
+    /// s.sample_variance_series_into(&[1.0, 3.0, 7.0], &mut out)?;
+    /// assert_eq!(&out[1..], [2.0, 8.0]);
+    /// assert!(s.sample_variance_series_into(&[1.0], &mut out).is_err());
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.spread_series_to(xs, out, SAMPLE_VARIANCE);
+        Ok(())
+    }
+
+    /// The population variance after each push of `xs`, as
+    /// [`sample_variance_series`](Self::sample_variance_series) gives the
+    /// sample one: pandas' `rolling(window, min_periods=1).var(ddof=0)`.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let v: Vec<f64> = s.population_variance_series(&[1.0, 3.0, 7.0]);
+    /// assert_eq!(v, [0.0, 1.0, 4.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.spread_series_to(xs, &mut out, POPULATION_VARIANCE);
+        out
+    }
+
+    /// [`population_variance_series`](Self::population_variance_series)
+    /// into a caller's buffer, as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let mut out = [0.0; 2];
+    /// s.population_variance_series_into(&[2.0, 6.0], &mut out)?;
+    /// assert_eq!(out, [0.0, 4.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_variance_series_into(
+        &mut self,
+        xs: &[F],
+        out: &mut [F],
+    ) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.spread_series_to(xs, out, POPULATION_VARIANCE);
+        Ok(())
+    }
+
+    /// The sample standard deviation after each push of `xs`: the square
+    /// roots of [`sample_variance_series`](Self::sample_variance_series)'s
+    /// values, as [`sample_std_dev`](Self::sample_std_dev) reads them
+    /// (pandas' `rolling(window, min_periods=1).std()`).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let v: Vec<f64> = s.sample_std_dev_series(&[1.0, 3.0, 7.0]);
+    /// assert!(v[0].is_nan());
+    /// assert_eq!(&v[1..], [2.0_f64.sqrt(), 8.0_f64.sqrt()]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.spread_series_to(xs, &mut out, SAMPLE_STD_DEV);
+        out
+    }
+
+    /// [`sample_std_dev_series`](Self::sample_std_dev_series) into a
+    /// caller's buffer, as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(3)?;
+    /// let mut out = [0.0; 3];
+    /// s.sample_std_dev_series_into(&[0.0, 4.0, 8.0], &mut out)?;
+    /// assert_eq!(out[2], 4.0);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.spread_series_to(xs, out, SAMPLE_STD_DEV);
+        Ok(())
+    }
+
+    /// The population standard deviation after each push of `xs`: the
+    /// square roots of
+    /// [`population_variance_series`](Self::population_variance_series)'s
+    /// values (pandas' `rolling(window, min_periods=1).std(ddof=0)`).
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let v: Vec<f64> = s.population_std_dev_series(&[1.0, 3.0, 7.0]);
+    /// assert_eq!(v, [0.0, 1.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    #[must_use = "the series is the result; use `extend_from_slice` to only push"]
+    pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
+        let mut out = alloc::vec![F::zero(); xs.len()];
+        self.spread_series_to(xs, &mut out, POPULATION_STD_DEV);
+        out
+    }
+
+    /// [`population_std_dev_series`](Self::population_std_dev_series) into
+    /// a caller's buffer, as long as `xs`.
+    ///
+    /// # Errors
+    ///
+    /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
+    /// (naming `output`) when `out` is not as long as `xs`; nothing is
+    /// pushed then.
+    ///
+    /// ```
+    /// let mut s = momenta::MovingStats::new(2)?;
+    /// let mut out = [0.0; 2];
+    /// s.population_std_dev_series_into(&[1.0, 5.0], &mut out)?;
+    /// assert_eq!(out, [0.0, 2.0]);
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
+        check_output("output", xs.len(), out.len())?;
+        self.spread_series_to(xs, out, POPULATION_STD_DEV);
+        Ok(())
     }
 
     /// The mean of the window, or `None` when it is empty: NaN while a NaN

@@ -225,8 +225,55 @@ fn grid_sets() -> Vec<(&'static str, Vec<f64>)> {
     ]
 }
 
+/// `MovingStats`' series, each with the read that gives its values after
+/// each push: the mean, then the four spreads.
+type StatSeries = (
+    &'static str,
+    fn(&MovingStats<f64>) -> Option<f64>,
+    fn(&mut MovingStats<f64>, &[f64]) -> Vec<f64>,
+);
+const STATS: [StatSeries; 5] = [
+    ("mean", MovingStats::mean, MovingStats::mean_series),
+    (
+        "sample variance",
+        MovingStats::sample_variance,
+        MovingStats::sample_variance_series,
+    ),
+    (
+        "population variance",
+        MovingStats::population_variance,
+        MovingStats::population_variance_series,
+    ),
+    (
+        "sample std",
+        MovingStats::sample_std_dev,
+        MovingStats::sample_std_dev_series,
+    ),
+    (
+        "population std",
+        MovingStats::population_std_dev,
+        MovingStats::population_std_dev_series,
+    ),
+];
+
+/// [`check`] of one of [`STATS`] from `start`.
+fn check_stat(what: &str, stat: &StatSeries, start: &MovingStats<f64>, xs: &[f64], cut: &[usize]) {
+    let (name, read, series) = *stat;
+    check(
+        &format!("{name}, {what}"),
+        start,
+        xs,
+        cut,
+        |s, x| {
+            s.push(x);
+            read(s).unwrap_or(f64::NAN)
+        },
+        series,
+    );
+}
+
 #[test]
-fn moving_stats_mean_series_is_the_push_loop() {
+fn moving_stats_series_are_the_push_loop() {
     // 98 · fl(1/98) is not 1: a window of 98 meets means that are exact
     // ties, which a float quotient alone would round the wrong way.
     let sets = data_sets().into_iter().chain(grid_sets());
@@ -237,65 +284,87 @@ fn moving_stats_mean_series_is_the_push_loop() {
             .with_nan_policy(nan)
             .with_min_periods(min_periods)
             .unwrap();
-        check(
-            what,
-            &start,
-            xs,
-            &cuts(xs.len(), window as u64),
-            |s, x| {
-                s.push(x);
-                s.mean().unwrap_or(f64::NAN)
-            },
-            |s, xs| s.mean_series(xs),
-        );
+        // The mean everywhere; every spread on the calm data, one a
+        // window elsewhere (they share one loop but for the divisor and
+        // the root).
+        let spreads = if what.starts_with("calm") {
+            1..5
+        } else {
+            1 + window % 4..2 + window % 4
+        };
+        for stat in STATS[..1].iter().chain(&STATS[spreads]) {
+            check_stat(what, stat, &start, xs, &cuts(xs.len(), window as u64));
+        }
     });
 }
 
-/// Long slices in one piece, as a column comes: the offset runs' one-pass
-/// loop (once every leaving value is in the slice), ties at window 98, an
-/// `f32` column, and a value off the grid in the middle of a run.
+/// Long columns in one piece or nearly, as a column comes: the mean's
+/// offset runs' one-pass loop (once every leaving value is in the slice),
+/// ties at window 98, a value off the grid and a NaN in the middle of a
+/// run, whole numbers, variances that are exact ties, and `f32` columns.
 #[test]
-fn moving_stats_mean_series_of_long_slices_is_the_push_loop() {
+fn moving_stats_series_of_long_slices_are_the_push_loop() {
     let mut off_grid = calm(60_000, 12);
     off_grid[41_234] = 0.1;
     off_grid[52_000] = f64::NAN;
-    let sets = [("calm", calm(60_000, 11)), ("off grid", off_grid)];
+    let mut rng = SplitMix(22);
+    let whole: Vec<f64> = (0..60_000)
+        .map(|_| (rng.next_u64() % 7) as f64 * 2f64.powi(40))
+        .collect();
+    // Windows of two, 0 and 2k for an odd k in [2^26.5, 2^27): a
+    // population variance of k², an odd integer of 54 bits, halfway
+    // between two floats (it goes to the even one).
+    let ties: Vec<f64> = (0..60_000_u64)
+        .map(|i| {
+            let k = 94_906_267 + 2 * (rng.next_u64() % 19_000_000);
+            (2 * k * (i % 2)) as f64
+        })
+        .collect();
+    let sets = [
+        ("calm", calm(60_000, 11)),
+        ("off grid", off_grid),
+        ("whole", whole),
+        ("ties", ties),
+    ];
     for (name, xs) in sets {
-        for window in [1, 5, 20, 98, 1000, 4099] {
+        for window in [1, 2, 5, 20, 98, 1000, 4099] {
             let start = MovingStats::new(window).unwrap();
             for cut in [vec![0, xs.len()], vec![0, 1, 9000, xs.len()]] {
-                check(
-                    &format!("{name}, window {window}, cut {cut:?}"),
-                    &start,
-                    &xs,
-                    &cut,
-                    |s, x| {
-                        s.push(x);
-                        s.mean().unwrap_or(f64::NAN)
-                    },
-                    |s, xs| s.mean_series(xs),
-                );
+                for stat in &STATS {
+                    let what = format!("{name}, window {window}, cut {cut:?}");
+                    check_stat(&what, stat, &start, &xs, &cut);
+                }
             }
         }
     }
     let xs: Vec<f32> = calm(40_000, 13).iter().map(|&x| x as f32).collect();
-    for window in [3, 98] {
-        let mut pushed = MovingStats::<f32>::new(window).unwrap();
-        let want: Vec<u32> = xs
-            .iter()
-            .map(|&x| {
-                pushed.push(x);
-                pushed.mean().unwrap().to_bits()
-            })
-            .collect();
-        let mut sliced = MovingStats::<f32>::new(window).unwrap();
-        let got: Vec<u32> = sliced
-            .mean_series(&xs)
-            .iter()
-            .map(|m| m.to_bits())
-            .collect();
-        assert!(got == want, "f32, window {window}");
-        assert!(sliced == pushed, "f32, window {window}: the window after");
+    type Read32 = fn(&MovingStats<f32>) -> Option<f32>;
+    type Series32 = fn(&mut MovingStats<f32>, &[f32]) -> Vec<f32>;
+    let f32_stats: [(Read32, Series32); 2] = [
+        (MovingStats::mean, MovingStats::mean_series),
+        (
+            MovingStats::sample_std_dev,
+            MovingStats::sample_std_dev_series,
+        ),
+    ];
+    for (read, series) in f32_stats {
+        for window in [3, 98] {
+            let mut pushed = MovingStats::<f32>::new(window).unwrap();
+            let want: Vec<u32> = xs
+                .iter()
+                .map(|&x| {
+                    pushed.push(x);
+                    read(&pushed).unwrap_or(f32::NAN).to_bits()
+                })
+                .collect();
+            let mut sliced = MovingStats::<f32>::new(window).unwrap();
+            let got: Vec<u32> = series(&mut sliced, &xs)
+                .iter()
+                .map(|m| m.to_bits())
+                .collect();
+            assert!(got == want, "f32, window {window}");
+            assert!(sliced == pushed, "f32, window {window}: the window after");
+        }
     }
 }
 
@@ -843,6 +912,50 @@ const X: [f64; 40] = [
     0.8,
     0.9,
     1.0,
+];
+/// The sample variance of `X`'s windows of four (NaN skipped), from exact
+/// fractions (Python's `fractions.Fraction`), rounded once to `f64`.
+const VAR_4_EXACT: [f64; 40] = [
+    f64::NAN,
+    4.99999997e+17,
+    3.33333331e+17,
+    2.4999999816666666e+17,
+    0.5625,
+    0.75,
+    5.25,
+    9.75,
+    14.330667,
+    10.91450025,
+    6.914833583333333,
+    6.24750025,
+    250002375005.64062,
+    333336416673.8073,
+    250002375005.68228,
+    0.10416666666666667,
+    0.14583333333333334,
+    0.28125,
+    0.1953125,
+    499999875000.0078,
+    333333916667.9219,
+    250000604167.92056,
+    1.0,
+    14.0625,
+    26.5625,
+    28.395833333333332,
+    32.0625,
+    21.0,
+    17.333333333333332,
+    1.0833333333333333,
+    19.57,
+    19.296666666666667,
+    13.329166666666667,
+    0.016666666666666666,
+    0.016666666666666666,
+    0.016666666666666666,
+    0.01666666666666666,
+    0.01666666666666667,
+    0.016666666666666673,
+    0.01666666666666667,
 ];
 const MEAN_4: [f64; 40] = [
     1000000000.0,
@@ -1797,6 +1910,25 @@ fn window_series_meet_pandas() {
             assert!(ulps(&[std0[i]], &[STD_4_DDOF0[i]]) <= 1e4, "std {i}");
         }
     }
+    // MovingStats' variances: the exact ones correctly rounded wherever
+    // the window is on its exact sums (1e-300 beside 6.0 sends it to the
+    // compensated ones until a wrap after 1e-300 has left).
+    let skip = || {
+        MovingStats::new(4)
+            .unwrap()
+            .with_nan_policy(NanPolicy::Skip)
+    };
+    let series = skip().sample_variance_series(&X);
+    let mut pushed = skip();
+    let mut exact_ones = 0;
+    for (i, &x) in X.iter().enumerate() {
+        pushed.push(x);
+        if pushed.is_exact() {
+            exact_ones += 1;
+            assert!(same(&series[i..=i], &VAR_4_EXACT[i..=i]), "var {i}");
+        }
+    }
+    assert!(exact_ones >= 32, "{exact_ones}");
     // pandas' variance of [0, 2, 2, 2] (after -1e6 left) is 0.99998644:
     // its running sums kept the large values' rounding. Ours is 1.
     assert_eq!(var[22], 1.0);

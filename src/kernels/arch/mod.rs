@@ -379,6 +379,29 @@ pub(crate) fn exact_mean_run<F: Float>(
     }
 }
 
+/// `MovingStats`' variance series over a run of values on one grid (see
+/// `windows::series::exact_var`), compiled for the CPU: with AVX2 and FMA
+/// its element-wise loops run four lanes wide and its fused multiply-add
+/// is one instruction.
+#[inline]
+pub(crate) fn exact_var_run<F: Float>(
+    path: Path,
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+    spread: crate::windows::series::exact_var::Spread,
+) -> usize {
+    match path {
+        Path::Portable => crate::windows::series::exact_var::run(older, newer, xs, out, spread),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::series::exact_var_run`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::series::exact_var_run(older, newer, xs, out, spread) },
+    }
+}
+
 /// Lane-wise shifted sums across the rows of `slab`; see [`portable::rows_body`].
 #[inline]
 pub(crate) fn shifted_rows<S: Element>(

@@ -147,7 +147,10 @@ impl Grid {
     /// `f64` when the values are close beside their magnitude or small
     /// beside their resolution, else the split pair.
     #[inline(always)]
-    fn of<'a, F: Float + 'a>(values: impl Iterator<Item = &'a F>, window: usize) -> Option<Self> {
+    pub(crate) fn of<'a, F: Float + 'a>(
+        values: impl Iterator<Item = &'a F>,
+        window: usize,
+    ) -> Option<Self> {
         let count = u32::try_from(window).ok().filter(|&c| c < 1 << 26)?;
         let wb = 32 - count.leading_zeros() as i32;
         let (mut low, mut high) = (i32::MAX, i32::MIN);
@@ -221,6 +224,31 @@ impl Grid {
         })
     }
 
+    /// Whether the window's sums are kept by an offset: every `|x·2^-base
+    /// − offset|` below `2^(52 − wb)`.
+    pub(crate) fn is_offset(&self) -> bool {
+        self.sums == Sums::Offset
+    }
+
+    /// The grid's exponent: its values are integer multiples of `2^base`.
+    pub(crate) fn base(&self) -> i32 {
+        self.base
+    }
+
+    /// How many of `values` lead the first one off the grid, `all_on`
+    /// telling whether all are on it.
+    #[inline(always)]
+    pub(crate) fn on_before<F: Float>(&self, values: &[F], all_on: bool) -> usize {
+        if all_on {
+            values.len()
+        } else {
+            values
+                .iter()
+                .position(|x| !self.holds(x.as_f64()))
+                .unwrap_or(values.len())
+        }
+    }
+
     /// Whether `x` is on the grid.
     #[inline(always)]
     fn holds(&self, x: f64) -> bool {
@@ -229,7 +257,7 @@ impl Grid {
 
     /// `x·2^-base − offset`, and whether `x` is on the grid.
     #[inline(always)]
-    fn scaled(&self, x: f64) -> (f64, bool) {
+    pub(crate) fn scaled(&self, x: f64) -> (f64, bool) {
         let v = x * self.scale;
         let y = v - self.offset;
         let on = (Real::trunc(v) == v) & (y.abs() < self.reach) & ((v != 0.0) | (x == 0.0));
@@ -331,14 +359,38 @@ fn differences<F: Float, const SPLIT: bool>(
             *dh = v - (y.as_f64() * grid.scale - grid.offset);
         }
     }
-    if all_on {
-        return len;
+    grid.on_before(enter, all_on)
+}
+
+/// The values leaving a full window as `xs[done..done + len]` enter it
+/// (the window holding `older` then `newer` before `xs[0]`, so the value
+/// that leaves as `xs[j]` enters is the `j`-th of `older`, `newer`, `xs`
+/// run together), handed to `step` a source at a time: `step(at,
+/// leaving)` for the entering values from `done + at` on, returning how
+/// many of them it took (fewer than `leaving.len()` stops there). Returns
+/// how many were taken in all.
+#[inline(always)]
+pub(crate) fn with_leaving<F: Float>(
+    [older, newer, xs]: [&[F]; 3],
+    done: usize,
+    len: usize,
+    mut step: impl FnMut(usize, &[F]) -> usize,
+) -> usize {
+    let window = older.len() + newer.len();
+    let mut taken = 0;
+    for (start, source) in [(0, older), (older.len(), newer), (window, xs)] {
+        let from = (done + taken).max(start).min(start + source.len());
+        let to = (done + len).min(start + source.len());
+        if from >= to || from != done + taken {
+            continue;
+        }
+        let k = step(from - done, &source[from - start..to - start]);
+        taken += k;
+        if k < to - from {
+            break;
+        }
     }
-    let mut on = 0;
-    while on < len && grid.holds(enter[on].as_f64()) {
-        on += 1;
-    }
-    on
+    taken
 }
 
 /// Running sums of `d` in place over [`CHAINS`] stretches of `stretch`
@@ -501,27 +553,9 @@ fn run_on<F: Float, const SPLIT: bool>(
         }
         let len = CHUNK.min(xs.len() - done);
         let enter = &xs[done..done + len];
-        // The leaving values: the ring's, oldest first, then the run's.
-        let mut taken = 0;
-        for (start, source) in [(0, older), (older.len(), newer), (window, xs)] {
-            let from = (done + taken).max(start).min(start + source.len());
-            let to = (done + len).min(start + source.len());
-            if from >= to || from != done + taken {
-                continue;
-            }
-            let at = from - done;
-            let k = differences::<F, SPLIT>(
-                grid,
-                &enter[at..],
-                &source[from - start..to - start],
-                &mut dh[at..],
-                &mut dl[at..],
-            );
-            taken += k;
-            if k < to - from {
-                break;
-            }
-        }
+        let taken = with_leaving([older, newer, xs], done, len, |at, leave| {
+            differences::<F, SPLIT>(grid, &enter[at..], leave, &mut dh[at..], &mut dl[at..])
+        });
         if taken == 0 {
             break;
         }

@@ -22,6 +22,11 @@
 //!   and rounded correctly by a few float operations (a corrected
 //!   quotient, or a checked sequence that finds ties); the window then
 //!   takes the run's last values by pushing them (O(window) a run).
+//! - [`exact_var`]: `MovingStats`' variances and standard deviations,
+//!   correctly rounded from `n·Σx² − (Σx)²` as its mean is from `Σx`: on
+//!   an offset grid, that integer kept in 128 bits by one product and one
+//!   addition a value, and divided by a checked float quotient that sends
+//!   the rare values near a rounding boundary to the integer division.
 //! - [`extremes`]: the minimum and maximum by van Herk and Gil-Werman's
 //!   blocks (a prefix and a suffix extreme per block of `window` values;
 //!   each output is the extreme of one suffix and one prefix), three
@@ -46,6 +51,7 @@
 //! the push loop instead.
 
 pub(crate) mod exact_mean;
+pub(crate) mod exact_var;
 pub(crate) mod extremes;
 pub(crate) mod sorted;
 pub(crate) mod sorted_blocks;

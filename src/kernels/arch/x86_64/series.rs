@@ -52,6 +52,22 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
     crate::windows::series::exact_mean::run(older, newer, xs, out, &Avx2)
 }
 
+/// `windows::series::exact_var::run`, with AVX2 and FMA.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn exact_var_run<F: Float>(
+    older: &[F],
+    newer: &[F],
+    xs: &[F],
+    out: &mut [F],
+    spread: crate::windows::series::exact_var::Spread,
+) -> usize {
+    crate::windows::series::exact_var::run(older, newer, xs, out, spread)
+}
+
 /// The AVX2 loop. Made only in [`exact_mean_run`], whose caller
 /// guarantees AVX2, FMA and F16C.
 struct Avx2;
