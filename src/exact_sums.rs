@@ -172,6 +172,16 @@ pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
     }
     let n = u128::from(count);
     let a = sum.unsigned_abs();
+    if a >> 104 == 0 && quick_quotient_fits(u64::from(count), base) {
+        // The float quotient, unless it is near a rounding boundary.
+        let n = f64::from(count);
+        let (high, low) = ((a >> 52) as u64, a as u64 & ((1 << 52) - 1));
+        let mean = checked_quotient::<false>(high as f64, low as f64, n, 1.0 / n);
+        if !mean.is_nan() {
+            let mean = mean * pow2(base);
+            return if sum < 0 { -mean } else { mean };
+        }
+    }
     // Scale the sum up until the quotient has at least 55 bits, so that
     // the remainder only decides ties: |S| < 2^126 and n < 2^32 keep the
     // shifted sum below 2^(32 + 56) ≤ 2^127.
@@ -1110,6 +1120,31 @@ mod tests {
         // Both ways answer all but a few (exact quotients of one or two
         // bits' worth are not ties, and random ones are rarely near one).
         assert!(given > 399_000, "{given}");
+    }
+
+    #[test]
+    fn means_are_the_integer_quotients_correctly_rounded() {
+        let mut next = xorshift(0x6a09_e667_f3bc_c908);
+        for i in 0..100_000 {
+            let count = (next() >> (32 + next() % 32)).max(1) as u32;
+            let a = ((u128::from(next()) << 64) | u128::from(next())) >> (2 + next() % 126);
+            // Every fifth a tie: an odd integer of 54 bits times the count.
+            let a = if i % 5 == 0 {
+                u128::from((next() >> 10) | (1 << 53) | 1) * u128::from(count)
+            } else {
+                a
+            };
+            let base = (next() % 2000) as i32 - 1000;
+            let sum = if next().is_multiple_of(2) {
+                a as i128
+            } else {
+                -(a as i128)
+            };
+            let want = small_quotient_to_f64(a, u64::from(count), base);
+            let want = if sum < 0 { -want } else { want };
+            let got = rounded_mean(sum, count, base);
+            assert_eq!(got.to_bits(), want.to_bits(), "{sum}/{count}·2^{base}");
+        }
     }
 
     #[test]
