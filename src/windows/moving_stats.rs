@@ -11,6 +11,10 @@ use crate::series::{check_output, or_nan};
 use crate::{Error, Float, NanPolicy};
 use alloc::vec::Vec;
 
+/// A series' run shorter than this (values) doubles the wait before the
+/// kernel is tried again (see `MovingStats::series_to`).
+const RETRY: usize = 4096;
+
 /// The four spreads a series reads.
 const POPULATION_VARIANCE: Spread = Spread {
     sample: false,
@@ -317,9 +321,14 @@ impl<F: Float> MovingStats<F> {
     /// values on one grid (`kernels::exact_mean_run` or `exact_var_run`,
     /// which return how many values they took), the window then pushed the
     /// run's last values (as many as leave its ring's head where the run's
-    /// pushes would); everything else, and a window's worth of pushes after
-    /// a run ends early (so that finding the next grid, O(window), is paid
-    /// for), by the push loop, reading `read` after each push.
+    /// pushes would); everything else by the push loop, reading `read`
+    /// after each push.
+    ///
+    /// Finding a grid reads the window and up to `CHUNK` values ahead, so
+    /// an attempt that ends before [`RETRY`] values (the values are on no
+    /// grid, or leave it often) doubles the pushes before the next one,
+    /// from `window`: on data the kernel cannot take the attempts cost
+    /// O(log n) scans, not one every `window` values.
     fn series_to(
         &mut self,
         xs: &[F],
@@ -328,6 +337,7 @@ impl<F: Float> MovingStats<F> {
         read: impl Fn(&Self) -> Option<F>,
     ) {
         let window = self.window();
+        let mut wait = window;
         let mut i = 0;
         while i < xs.len() {
             if self.is_full() && self.is_exact() && self.inner.all_finite() {
@@ -343,8 +353,13 @@ impl<F: Float> MovingStats<F> {
                     self.extend_from_slice(&xs[i + run - last..i + run]);
                     i += run;
                 }
+                wait = if run >= RETRY {
+                    window
+                } else {
+                    wait.saturating_mul(2)
+                };
             }
-            let slow = xs.len().min(i + window);
+            let slow = xs.len().min(i.saturating_add(wait));
             for (&x, o) in xs[i..slow].iter().zip(&mut out[i..slow]) {
                 self.push(x);
                 *o = or_nan(read(self));
