@@ -322,8 +322,8 @@ pub(crate) fn quick_quotient_fits(d: u64, exp: i32) -> bool {
 /// fl(q + δ)`. With `g = q + δ − m` (exact), `m` is the correct rounding
 /// of `D/d` unless `q + δ` lies that close to a rounding boundary: unless
 /// `|g|` is that close to half an ulp of `m` (or to a quarter, below a
-/// power of two). Those quotients, as rare as `2^-43` on random data, are
-/// NaN; an exact tie, whose `q + δ` is exact, is among them.
+/// power of two). Those quotients, about three in `2^44` on random data,
+/// are NaN; an exact tie, whose `q + δ` is exact, is among them.
 #[inline(always)]
 #[allow(
     clippy::inline_always,

@@ -47,9 +47,9 @@
     clippy::cast_sign_loss,
     clippy::float_cmp,
     clippy::many_single_char_names,
-    reason = "exact arithmetic on integers the grid bounds (every `y`, `a` \
-              and `n·b` an integer below 2^53, `D` below 2^104, so each cast \
-              is exact), named as in the module documentation"
+    reason = "exact arithmetic on integers the grid bounds (every `y`, `a`, \
+              `e` and `2S` an integer below 2^51, `D` below 2^100, so each \
+              cast is exact), named as in the module documentation"
 )]
 #![allow(
     clippy::inline_always,
