@@ -172,15 +172,8 @@ pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32) -> f64 {
     }
     let n = u128::from(count);
     let a = sum.unsigned_abs();
-    if a >> 104 == 0 && quick_quotient_fits(u64::from(count), base) {
-        // The float quotient, unless it is near a rounding boundary.
-        let n = f64::from(count);
-        let (high, low) = ((a >> 52) as u64, a as u64 & ((1 << 52) - 1));
-        let mean = checked_quotient::<false>(high as f64, low as f64, n, 1.0 / n);
-        if !mean.is_nan() {
-            let mean = mean * pow2(base);
-            return if sum < 0 { -mean } else { mean };
-        }
+    if let Some(mean) = quick_quotient(a, u64::from(count), base) {
+        return if sum < 0 { -mean } else { mean };
     }
     // Scale the sum up until the quotient has at least 55 bits, so that
     // the remainder only decides ties: |S| < 2^126 and n < 2^32 keep the
@@ -299,6 +292,21 @@ fn small_quotient_to_f64(a: u128, m: u64, exp: i32) -> f64 {
     let a = a << k;
     let q = a / m;
     round_to_f64(q, exp - k, a - q * m != 0)
+}
+
+/// `a/d · 2^exp`, correctly rounded, by [`checked_quotient`] (without a
+/// fused multiply-add, which baseline code has only as a call), or `None`
+/// where that does not serve: `a` of `2^104` or more, `d` or `exp` out of
+/// [`quick_quotient_fits`]'s range, or the quotient near a rounding
+/// boundary.
+fn quick_quotient(a: u128, d: u64, exp: i32) -> Option<f64> {
+    if a >> 104 != 0 || !quick_quotient_fits(d, exp) {
+        return None;
+    }
+    let (high, low) = ((a >> 52) as u64, a as u64 & ((1 << 52) - 1));
+    let d = d as f64;
+    let q = checked_quotient::<false>(high as f64, low as f64, d, 1.0 / d);
+    (!q.is_nan()).then(|| q * pow2(exp))
 }
 
 /// Whether [`checked_quotient`] serves `D/d·2^exp` for every `0 < D <
@@ -996,17 +1004,10 @@ impl ExactSums {
             square(self.sum.unsigned_abs()),
         );
         let (divisor, exp) = (u64::from(self.count) * divisor, 2 * self.base);
-        if d[3] == 0 && d[2] == 0 && d[1] >> 40 == 0 && quick_quotient_fits(divisor, exp) {
-            // D below 2^104: the float quotient, unless it is near a
-            // rounding boundary.
-            let (high, low) = ((d[1] << 12) | (d[0] >> 52), d[0] & ((1 << 52) - 1));
-            let d = divisor as f64;
-            let m = checked_quotient::<false>(high as f64, low as f64, d, 1.0 / d);
-            if !m.is_nan() {
-                return m * pow2(exp);
-            }
-        }
-        quotient_to_f64(d, divisor, exp)
+        let quick = (d[3] == 0 && d[2] == 0)
+            .then(|| quick_quotient((u128::from(d[1]) << 64) | u128::from(d[0]), divisor, exp))
+            .flatten();
+        quick.unwrap_or_else(|| quotient_to_f64(d, divisor, exp))
     }
 }
 
