@@ -228,6 +228,24 @@ impl ExactCoSums {
         true
     }
 
+    /// Takes in `count` pairs from their sums on grids coarser than the
+    /// bases: each column's `(Σ, Σ², shift)` as
+    /// [`ExactSums::add_shifted`] takes them, and `cross`, their
+    /// `Σxy` on the two grids.
+    pub(crate) fn add_shifted(
+        &mut self,
+        count: u32,
+        (sum_x, squares_x, shift_x): (i128, u128, u32),
+        (sum_y, squares_y, shift_y): (i128, u128, u32),
+        cross: i128,
+    ) {
+        self.x.add_shifted(count, sum_x, squares_x, shift_x);
+        self.y.add_shifted(count, sum_y, squares_y, shift_y);
+        let extend = (cross >> 127) as u64;
+        let wide = [cross as u64, (cross >> 64) as u64, extend, extend];
+        self.cross = add(self.cross, shift_left(wide, shift_x + shift_y));
+    }
+
     /// Moves each column's base down for its value when it can (the cross
     /// sum's scale moves with them).
     #[inline(never)]

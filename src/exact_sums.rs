@@ -618,7 +618,7 @@ impl ExactSums {
     }
 
     /// `2^-base` when that is a normal `f64`, else 0 (no fast route).
-    fn scale_for(base: i32) -> f64 {
+    pub(crate) fn scale_for(base: i32) -> f64 {
         if (-1022..=1023).contains(&-base) {
             pow2(-base)
         } else {
@@ -834,6 +834,25 @@ impl ExactSums {
     #[inline]
     pub(crate) fn takes_fast(&self) -> bool {
         self.count.wrapping_sub(1) < MAX_COUNT - 1
+    }
+
+    /// Takes in `count` values whose sums, divided by `2^(base + shift)`,
+    /// are `sum` and `squares` (values on a grid `shift` bits coarser
+    /// than the base, each within the set's range, in a set neither
+    /// empty nor filled past [`MAX_COUNT`] by them): `shift` at most
+    /// `LIMIT − 56`, so `sum·2^shift` stays an `i128` and
+    /// `squares·2^(2·shift)` below `2^204`.
+    pub(crate) fn add_shifted(&mut self, count: u32, sum: i128, squares: u128, shift: u32) {
+        debug_assert!(shift <= 38 && self.count.checked_add(count).is_some());
+        self.count += count;
+        self.sum += sum << shift;
+        let t = 2 * shift;
+        let (lo, hi) = if t == 0 {
+            (squares, 0)
+        } else {
+            (squares << t, squares >> (128 - t))
+        };
+        self.plus((0, lo, hi));
     }
 
     /// Takes in a value as [`fast`](Self::fast) gave it.

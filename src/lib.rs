@@ -386,6 +386,7 @@ mod exact_grouped;
 mod exact_sums;
 mod exponential;
 mod float;
+mod grouped_co_sums;
 mod kernels;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -416,6 +417,7 @@ pub use exact_co_sums::ExactCoSums;
 pub use exact_sums::ExactSums;
 pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
+pub use grouped_co_sums::GroupedCoSums;
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
 pub use windows::{

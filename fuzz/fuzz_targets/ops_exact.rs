@@ -1,5 +1,6 @@
 //! Values and pairs from raw bits (NaN payloads, ±∞, subnormals, MAX)
-//! into `ExactSums` and `ExactCoSums`, one by one and by groups.
+//! into `ExactSums` and `ExactCoSums`, one by one and by groups, and into
+//! a `GroupedCoSums`.
 //!
 //! After the run: a refused value changed no reading; the count is the
 //! number taken; the accepted values, taken again in reverse order (when
@@ -14,7 +15,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use momenta::{Covariance, ExactCoSums, ExactSums, Variance};
+use momenta::{Covariance, ExactCoSums, ExactSums, GroupedCoSums, Variance};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -109,10 +110,32 @@ fuzz_target!(|input: Input| {
     let mut co_one = vec![ExactCoSums::new(); groups];
     ExactCoSums::add_by_group(&mut co_by, &keys, &xs, &ys, 0..pairs.len(), |_| {})
         .expect("rows and groups in range");
-    for (&g, (&x, &y)) in keys.iter().zip(xs.iter().zip(&ys)) {
-        let _ = co_one[g].add(x, y);
+    let mut co_refused = Vec::new();
+    for (i, (&g, (&x, &y))) in keys.iter().zip(xs.iter().zip(&ys)).enumerate() {
+        if !co_one[g].add(x, y) {
+            co_refused.push(i);
+        }
     }
     assert_eq!(co_by, co_one);
+    // The same rows in a `GroupedCoSums`, cut in two slices with one
+    // `add` between.
+    let mut grouped = GroupedCoSums::new();
+    grouped.resize(groups);
+    let mut grouped_refused = Vec::new();
+    let cut = pairs.len() / 2;
+    grouped
+        .add_by_group(&keys, &xs, &ys, 0..cut, |i| grouped_refused.push(i))
+        .expect("rows and groups in range");
+    if cut < pairs.len() {
+        if !grouped.add(keys[cut], xs[cut], ys[cut]).expect("a group in range") {
+            grouped_refused.push(cut);
+        }
+        grouped
+            .add_by_group(&keys, &xs, &ys, cut + 1..pairs.len(), |i| grouped_refused.push(i))
+            .expect("rows and groups in range");
+    }
+    assert_eq!(grouped_refused, co_refused);
+    assert_eq!(grouped.take_first(groups), co_one);
 
     // Bounds.
     if let Some(mean) = sums.mean() {

@@ -1,7 +1,7 @@
 //! `ExactSums`: mean and variance against exact rational arithmetic, the
 //! same bits in any order, refusals that change nothing.
 
-use momenta::{ExactCoSums, ExactSums, Merge, Variance};
+use momenta::{ExactCoSums, ExactSums, GroupedCoSums, Merge, Variance};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use quickcheck::{QuickCheck, TestResult};
@@ -294,10 +294,22 @@ fn add_by_group_equals_adding_row_by_row() {
             refused2.push(i)
         })
         .unwrap();
+        let mut refused_one2 = Vec::new();
         for i in rows.clone() {
-            let _ = one2[groups[i]].add(xs[i], ys[i]);
+            if !one2[groups[i]].add(xs[i], ys[i]) {
+                refused_one2.push(i);
+            }
         }
         assert_eq!(by2, one2);
+        assert_eq!(refused2, refused_one2);
+        let mut grouped = GroupedCoSums::new();
+        grouped.resize(groups_n);
+        let mut refused3 = Vec::new();
+        grouped
+            .add_by_group(&groups, &xs, &ys, rows.clone(), |i| refused3.push(i))
+            .unwrap();
+        assert_eq!(refused3, refused_one2);
+        assert_eq!(grouped.take_first(groups_n), one2);
     }
     // Out of range: an error, the rows before it taken.
     let mut sums = vec![ExactSums::new(); 2];
@@ -305,4 +317,127 @@ fn add_by_group_equals_adding_row_by_row() {
     assert!(err.is_err());
     assert_eq!((sums[0].count(), sums[1].count()), (1, 0));
     assert!(ExactSums::add_by_group(&mut sums, &[0], &[1.0], 0..2, |_| {}).is_err());
+}
+
+/// A loop of `ExactCoSums::add` into one vector, and `GroupedCoSums` fed
+/// the same rows (in slices cut at `cuts`, with single `add`s between):
+/// the same sums group by group, the same rows refused.
+fn check_grouped(groups_n: usize, keys: &[usize], xs: &[f64], ys: &[f64], cuts: &[usize]) {
+    let mut one = vec![ExactCoSums::new(); groups_n];
+    let mut refused_one = Vec::new();
+    for i in 0..keys.len() {
+        if !one[keys[i]].add(xs[i], ys[i]) {
+            refused_one.push(i);
+        }
+    }
+    let mut grouped = GroupedCoSums::new();
+    grouped.resize(groups_n);
+    let mut refused = Vec::new();
+    let mut start = 0;
+    for &cut in cuts.iter().chain([&keys.len()]) {
+        let cut = cut.clamp(start, keys.len());
+        grouped
+            .add_by_group(keys, xs, ys, start..cut, |i| refused.push(i))
+            .unwrap();
+        if cut < keys.len() {
+            if !grouped.add(keys[cut], xs[cut], ys[cut]).unwrap() {
+                refused.push(cut);
+            }
+            start = cut + 1;
+        } else {
+            start = cut;
+        }
+    }
+    assert_eq!(refused, refused_one);
+    for (g, want) in one.iter().enumerate() {
+        let got = grouped.sums(g).unwrap();
+        assert_eq!(&got, want, "group {g}");
+        assert_eq!(got.comoment().to_bits(), want.comoment().to_bits());
+    }
+    assert_eq!(grouped.take_first(groups_n), one);
+    assert!(grouped.is_empty());
+}
+
+#[test]
+fn grouped_co_sums_are_a_loop_of_exact_co_sums() {
+    let mut rng = SplitMix(0x9c0);
+    // Calm data (every row on the narrow grids), hostile data (outliers,
+    // level changes, zeros, NaN), values straddling a binade, a level
+    // falling by a factor of 2^20 halfway, and values of every binade.
+    for case in 0..5 {
+        for groups_n in [1_usize, 7, 3000] {
+            let n = 30_000;
+            let keys: Vec<usize> = (0..n)
+                .map(|_| (rng.next_u64() as usize) % groups_n)
+                .collect();
+            let xs: Vec<f64> = match case {
+                0 => (0..n).map(|_| 1e9 + rng.unit()).collect(),
+                1 => {
+                    let mut xs = hostile(rng.next_u64(), n);
+                    for x in xs.iter_mut().step_by(613) {
+                        *x = f64::NAN;
+                    }
+                    xs[7] = f64::INFINITY;
+                    xs
+                }
+                2 => (0..n).map(|_| 1.0 + 0.01 * rng.signed_unit()).collect(),
+                3 => (0..n)
+                    .map(|i| {
+                        let level = if i < n / 2 { 1.0 } else { 2f64.powi(-20) };
+                        level * (1.0 + rng.unit())
+                    })
+                    .collect(),
+                _ => (0..n)
+                    .map(|_| rng.signed_unit() * 2f64.powi((rng.next_u64() % 200) as i32 - 100))
+                    .collect(),
+            };
+            let ys: Vec<f64> = xs
+                .iter()
+                .map(|x| -3.0 * x + rng.signed_unit() * 1e-3)
+                .collect();
+            check_grouped(groups_n, &keys, &xs, &ys, &[5, 4000, 4001, 17_000]);
+        }
+    }
+}
+
+#[test]
+fn grouped_co_sums_keep_long_runs_exact() {
+    // One group: 2^15 rows fill the narrow sums, which then move into the
+    // wide ones. The first value (near 2^52) sets the grid at 2^-2; a
+    // third of the rows are a binade up, near 2^54: 2^56 − 8 on the grid,
+    // the most it takes, so the 128-bit sums of squares come within a
+    // few parts in 2^15 of 2^127.
+    let n = 3 * (1 << 15) + 123;
+    let keys = vec![0; n];
+    let mut rng = SplitMix(0x51);
+    let xs: Vec<f64> = (0..n)
+        .map(|i| {
+            if i % 3 == 1 {
+                -(2f64.powi(54) - 2.0)
+            } else {
+                2f64.powi(52) + (rng.next_u64() >> 12) as f64
+            }
+        })
+        .collect();
+    let ys: Vec<f64> = xs.iter().map(|x| x * 0.75).collect();
+    check_grouped(1, &keys, &xs, &ys, &[1 << 15, (1 << 15) + 1]);
+}
+
+#[test]
+fn grouped_co_sums_check_their_groups() {
+    let mut grouped = GroupedCoSums::new();
+    grouped.resize(2);
+    assert!(grouped.add(2, 1.0, 1.0).is_err());
+    let err = grouped.add_by_group(&[0, 5, 1], &[1.0, 2.0, 3.0], &[1.0; 3], 0..3, |_| {});
+    assert!(err.is_err());
+    assert_eq!(grouped.sums(0).map(|s| s.count()), Some(1));
+    assert_eq!(grouped.sums(1).map(|s| s.count()), Some(0));
+    // A row past the columns.
+    assert!(
+        grouped
+            .add_by_group(&[0, 0], &[1.0], &[1.0], 0..2, |_| {})
+            .is_err()
+    );
+    assert_eq!(grouped.sums(0).map(|s| s.count()), Some(2));
+    assert_eq!(grouped.sums(2), None);
 }

@@ -1,8 +1,10 @@
 //! The accumulator of many groups for the statistics read from exact
 //! sums: `Σx` and `Σx²` (mean, variance, standard deviation: each group's
 //! values in an [`ExactSums`]), and `Σxy` beside those of each column
-//! (covariance, correlation: an [`ExactCoSums`]). One flat vector of them,
-//! a cache line a group for one column.
+//! (covariance, correlation: an [`ExactCoSums`]). One column's in a flat
+//! vector, a cache line a group; two columns' in a [`GroupedCoSums`],
+//! which keeps each group's latest rows in narrower integers (two cache
+//! lines a row touches, not three).
 //!
 //! A row is one integer update of its group's sums: no buffer, no
 //! rounding, nothing on the heap. The sums hold every value whose binade
@@ -26,20 +28,24 @@ use std::sync::Arc;
 use datafusion::arrow::array::{ArrayRef, BooleanArray, Float64Array};
 use datafusion::common::Result;
 use datafusion::logical_expr::{EmitTo, GroupsAccumulator};
-use momenta::{ExactCoSums, ExactSums};
+use momenta::{ExactCoSums, ExactSums, GroupedCoSums};
 
 use super::groups::{invalid, row_states};
 use super::partial::{Partial, RUN_ROWS, one_row};
 use super::{Function, Statistic, state};
 use crate::input;
 
-/// Exact sums of a group's rows: one column's or two's.
-pub(super) trait Engine: Clone + Default + Send + Sync + 'static {
-    /// Takes in the row `(x, y)` (`y` unused for one column), or returns
-    /// `false` and changes nothing that can be read.
-    fn add(&mut self, x: f64, y: f64) -> bool;
-    /// How many rows it holds.
-    fn count(&self) -> u64;
+/// Every group's exact sums: one column's (a vector of [`ExactSums`]) or
+/// two's ([`GroupedCoSums`]).
+pub(super) trait Engine: Default + Send + Sync + 'static {
+    /// One group's sums, as its statistic is read from them.
+    type Sums;
+    /// Makes it `groups` groups long (new groups empty).
+    fn resize(&mut self, groups: usize);
+    /// Takes the row `(x, y)` (`y` unused for one column) into `group`,
+    /// a group below the length, or returns `false` and changes nothing
+    /// that can be read.
+    fn add(&mut self, group: usize, x: f64, y: f64) -> bool;
     /// Each of `rows` into its group's sums, `refused(i)` for a row they
     /// refuse (the core crate's `add_by_group`).
     ///
@@ -47,59 +53,88 @@ pub(super) trait Engine: Clone + Default + Send + Sync + 'static {
     ///
     /// A row or group out of range.
     fn add_by_group(
-        sums: &mut [Self],
+        &mut self,
         groups: &[usize],
         columns: (&[f64], &[f64]),
         rows: impl Iterator<Item = usize>,
         refused: impl FnMut(usize),
     ) -> Result<(), momenta::Error>;
+    /// The sums of the groups `emit_to` names, taken out.
+    fn take(&mut self, emit_to: EmitTo) -> Vec<Self::Sums>;
+    /// How many rows a group's sums hold.
+    fn count(sums: &Self::Sums) -> u64;
+    /// The bytes held on the heap.
+    fn heap_bytes(&self) -> usize;
 }
 
-impl Engine for ExactSums {
-    #[inline]
-    fn add(&mut self, x: f64, _: f64) -> bool {
-        ExactSums::add(self, x)
+impl Engine for Vec<ExactSums> {
+    type Sums = ExactSums;
+    fn resize(&mut self, groups: usize) {
+        self.resize_with(groups, ExactSums::default);
     }
-    fn count(&self) -> u64 {
-        ExactSums::count(self)
+    #[inline]
+    fn add(&mut self, group: usize, x: f64, _: f64) -> bool {
+        self.get_mut(group).is_some_and(|sums| sums.add(x))
     }
     fn add_by_group(
-        sums: &mut [Self],
+        &mut self,
         groups: &[usize],
         (xs, _): (&[f64], &[f64]),
         rows: impl Iterator<Item = usize>,
         refused: impl FnMut(usize),
     ) -> Result<(), momenta::Error> {
-        ExactSums::add_by_group(sums, groups, xs, rows, refused)
+        ExactSums::add_by_group(self, groups, xs, rows, refused)
+    }
+    fn take(&mut self, emit_to: EmitTo) -> Vec<ExactSums> {
+        emit_to.take_needed(self)
+    }
+    fn count(sums: &ExactSums) -> u64 {
+        sums.count()
+    }
+    fn heap_bytes(&self) -> usize {
+        self.capacity() * size_of::<ExactSums>()
     }
 }
 
-impl Engine for ExactCoSums {
-    #[inline]
-    fn add(&mut self, x: f64, y: f64) -> bool {
-        ExactCoSums::add(self, x, y)
+impl Engine for GroupedCoSums {
+    type Sums = ExactCoSums;
+    fn resize(&mut self, groups: usize) {
+        GroupedCoSums::resize(self, groups);
     }
-    fn count(&self) -> u64 {
-        ExactCoSums::count(self)
+    #[inline]
+    fn add(&mut self, group: usize, x: f64, y: f64) -> bool {
+        GroupedCoSums::add(self, group, x, y).unwrap_or(false)
     }
     fn add_by_group(
-        sums: &mut [Self],
+        &mut self,
         groups: &[usize],
         (xs, ys): (&[f64], &[f64]),
         rows: impl Iterator<Item = usize>,
         refused: impl FnMut(usize),
     ) -> Result<(), momenta::Error> {
-        ExactCoSums::add_by_group(sums, groups, xs, ys, rows, refused)
+        GroupedCoSums::add_by_group(self, groups, xs, ys, rows, refused)
+    }
+    fn take(&mut self, emit_to: EmitTo) -> Vec<ExactCoSums> {
+        match emit_to {
+            EmitTo::All => self.take_first(self.len()),
+            EmitTo::First(n) => self.take_first(n),
+        }
+    }
+    fn count(sums: &ExactCoSums) -> u64 {
+        sums.count()
+    }
+    fn heap_bytes(&self) -> usize {
+        GroupedCoSums::heap_bytes(self)
     }
 }
 
 /// [`GroupsAccumulator`] over a statistic read from exact sums
-/// ([`Statistic::FROM_EXACT`]), each group's in an `E`.
-pub(super) struct ExactGroupsAccumulator<F: Function, E> {
+/// ([`Statistic::FROM_EXACT`]), the groups' sums in an `E`.
+pub(super) struct ExactGroupsAccumulator<F: Function, E: Engine> {
     /// How a group's statistic is read from its sums.
-    read: fn(&E) -> Result<F::Stat, momenta::Error>,
+    read: fn(&E::Sums) -> Result<F::Stat, momenta::Error>,
     /// Each group's rows that the integer sums hold.
-    exact: Vec<E>,
+    exact: E,
     /// Each group's other rows and merged states, once it has any.
     rest: Vec<Option<Box<Partial<F::Stat>>>>,
     /// How many groups have a `rest` (for [`GroupsAccumulator::size`]).
@@ -110,10 +145,10 @@ pub(super) struct ExactGroupsAccumulator<F: Function, E> {
 
 impl<F: Function, E: Engine> ExactGroupsAccumulator<F, E> {
     /// No groups yet; each read by `read`.
-    pub(super) fn new(read: fn(&E) -> Result<F::Stat, momenta::Error>) -> Self {
+    pub(super) fn new(read: fn(&E::Sums) -> Result<F::Stat, momenta::Error>) -> Self {
         Self {
             read,
-            exact: Vec::new(),
+            exact: E::default(),
             rest: Vec::new(),
             with_rest: 0,
             refused: Vec::new(),
@@ -134,19 +169,19 @@ fn rest_of<'a, S: Statistic>(
 
 impl<F: Function, E: Engine> ExactGroupsAccumulator<F, E> {
     fn resize(&mut self, total_num_groups: usize) {
-        self.exact.resize_with(total_num_groups, E::default);
+        self.exact.resize(total_num_groups);
         self.rest.resize_with(total_num_groups, || None);
     }
 
     /// The statistics of the groups `emit_to` names, taken out.
     fn take_totals(&mut self, emit_to: EmitTo) -> Result<Vec<F::Stat>> {
-        let exact = emit_to.take_needed(&mut self.exact);
+        let exact = self.exact.take(emit_to);
         let rest = emit_to.take_needed(&mut self.rest);
         self.with_rest -= rest.iter().filter(|r| r.is_some()).count();
         exact
             .iter()
             .zip(&rest)
-            .map(|(sums, rest)| total(self.read, sums, rest.as_deref()))
+            .map(|(sums, rest)| total::<_, E>(self.read, sums, rest.as_deref()))
             .collect()
     }
 }
@@ -155,15 +190,15 @@ impl<F: Function, E: Engine> ExactGroupsAccumulator<F, E> {
 /// Without exact values, the `Partial`'s alone, so that a state merged
 /// into an empty accumulator reads back the same bits.
 fn total<S: Statistic, E: Engine>(
-    read: fn(&E) -> Result<S, momenta::Error>,
-    sums: &E,
+    read: fn(&E::Sums) -> Result<S, momenta::Error>,
+    sums: &E::Sums,
     rest: Option<&Partial<S>>,
 ) -> Result<S> {
     let rest = rest
         .map(Partial::total)
         .transpose()
         .map_err(|e| invalid(&e))?;
-    if sums.count() == 0 {
+    if E::count(sums) == 0 {
         return Ok(rest.unwrap_or_default());
     }
     let mut total = read(sums).map_err(|e| invalid(&e))?;
@@ -187,20 +222,16 @@ impl<F: Function, E: Engine> GroupsAccumulator for ExactGroupsAccumulator<F, E> 
         let (xs, ys): (&[f64], &[f64]) = (&columns[0], &columns[arity - 1]);
         let mut refused = std::mem::take(&mut self.refused);
         let taken = match &present {
-            None => E::add_by_group(
-                &mut self.exact,
-                group_indices,
-                (xs, ys),
-                0..group_indices.len(),
-                |i| refused.push(i),
-            ),
-            Some(p) => E::add_by_group(
-                &mut self.exact,
-                group_indices,
-                (xs, ys),
-                p.set_indices(),
-                |i| refused.push(i),
-            ),
+            None => self
+                .exact
+                .add_by_group(group_indices, (xs, ys), 0..group_indices.len(), |i| {
+                    refused.push(i)
+                }),
+            Some(p) => self
+                .exact
+                .add_by_group(group_indices, (xs, ys), p.set_indices(), |i| {
+                    refused.push(i)
+                }),
         };
         // The rows the sums refused, kept as the other accumulator keeps
         // every row (after the others: the sums hold them in no order).
@@ -230,7 +261,7 @@ impl<F: Function, E: Engine> GroupsAccumulator for ExactGroupsAccumulator<F, E> 
             // A state of one row (every row is one when partial
             // aggregation is skipped) is that row.
             if let Some((x, y)) = one_row(&other)
-                && self.exact[g].add(x, y)
+                && self.exact.add(g, x, y)
             {
                 continue;
             }
@@ -265,7 +296,7 @@ impl<F: Function, E: Engine> GroupsAccumulator for ExactGroupsAccumulator<F, E> 
         // counted so, to keep the size O(1) to compute.
         let partial =
             size_of::<Partial<F::Stat>>() + 2 * size_of::<F::Stat>() + RUN_ROWS * size_of::<f64>();
-        self.exact.capacity() * size_of::<E>()
+        self.exact.heap_bytes()
             + self.rest.capacity() * size_of::<Option<Box<Partial<F::Stat>>>>()
             + self.with_rest * partial
             + self.refused.capacity() * size_of::<usize>()

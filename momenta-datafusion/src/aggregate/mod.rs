@@ -228,12 +228,13 @@ impl<F: Function> AggregateUDFImpl for Aggregate<F> {
         _args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
         Ok(match F::Stat::FROM_EXACT {
-            Some(ReadExact::One(read)) => {
-                Box::new(exact_groups::ExactGroupsAccumulator::<F, momenta::ExactSums>::new(read))
-            }
+            Some(ReadExact::One(read)) => Box::new(exact_groups::ExactGroupsAccumulator::<
+                F,
+                Vec<momenta::ExactSums>,
+            >::new(read)),
             Some(ReadExact::Two(read)) => Box::new(exact_groups::ExactGroupsAccumulator::<
                 F,
-                momenta::ExactCoSums,
+                momenta::GroupedCoSums,
             >::new(read)),
             None => Box::new(groups::StatGroupsAccumulator::<F>::default()),
         })

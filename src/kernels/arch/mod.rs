@@ -115,11 +115,20 @@ pub(crate) fn prefetch_line<const SEVERAL: bool, T>(p: *const T) {
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "inside the exact sums' hot loops")]
 pub(crate) fn exact_i64(v: f64) -> Option<i64> {
+    if_exact(truncate_i64(v), v)
+}
+
+/// `trunc(v)` when it is in the `i64` range; else an integer that
+/// converts back to something other than `v` (one instruction on
+/// x86-64), for a caller that tests the exactness its own way.
+#[inline(always)]
+#[allow(clippy::inline_always, reason = "inside the exact sums' hot loops")]
+pub(crate) fn truncate_i64(v: f64) -> i64 {
     #[cfg(target_arch = "x86_64")]
     let i = x86_64::truncate(v);
     #[cfg(not(target_arch = "x86_64"))]
     let i = truncate(v);
-    if_exact(i, v)
+    i
 }
 
 /// `i` when it converts back to `v`.
