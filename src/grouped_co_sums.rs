@@ -14,10 +14,11 @@
 //! come out are the integers a loop of [`ExactCoSums::add`] gives, so they
 //! read the same bits, and the same rows are refused.
 //!
-//! The pending grid is chosen from the row that set it: two bits below the
-//! row's least significant bit, so values one binade larger or two
-//! binades finer fit too, and never finer than the group's sums nor so
-//! coarse that its values leave their range. A group whose rows keep
+//! The pending grid is chosen from the row that set it: two bits below
+//! the last bit of a full 53-bit mantissa at the row's binade, so that
+//! values up to a binade larger or two binades smaller fit too; never
+//! finer than the group's sums, nor so coarse that its values leave
+//! their range. A group whose rows keep
 //! leaving the grid (values spread over many binades) stops using it
 //! after a few short runs and adds each row to its sums, as before.
 

@@ -221,17 +221,15 @@ impl<F: Function, E: Engine> GroupsAccumulator for ExactGroupsAccumulator<F, E> 
         let (columns, present) = input::columns(values, arity, opt_filter)?;
         let (xs, ys): (&[f64], &[f64]) = (&columns[0], &columns[arity - 1]);
         let mut refused = std::mem::take(&mut self.refused);
+        let refuse = |i| refused.push(i);
         let taken = match &present {
-            None => self
-                .exact
-                .add_by_group(group_indices, (xs, ys), 0..group_indices.len(), |i| {
-                    refused.push(i)
-                }),
+            None => {
+                self.exact
+                    .add_by_group(group_indices, (xs, ys), 0..group_indices.len(), refuse)
+            }
             Some(p) => self
                 .exact
-                .add_by_group(group_indices, (xs, ys), p.set_indices(), |i| {
-                    refused.push(i)
-                }),
+                .add_by_group(group_indices, (xs, ys), p.set_indices(), refuse),
         };
         // The rows the sums refused, kept as the other accumulator keeps
         // every row (after the others: the sums hold them in no order).

@@ -191,3 +191,72 @@ fn every_function_keeps_the_laws() {
     laws::<min_max::Max>();
     laws::<min_max::Range>();
 }
+
+/// An exact-sums accumulator of `groups` groups fed `cols` in batches of
+/// 700 rows, group of row `i` at `(i·7/3) mod groups`.
+fn exact_groups<F: Function, E: super::exact_groups::Engine>(
+    read: fn(&E::Sums) -> Result<F::Stat, momenta::Error>,
+    cols: &[Vec<f64>],
+    groups: usize,
+) -> super::exact_groups::ExactGroupsAccumulator<F, E> {
+    let n = cols[0].len();
+    let keys: Vec<usize> = (0..n).map(|i| (i * 7 / 3) % groups).collect();
+    let mut acc = super::exact_groups::ExactGroupsAccumulator::<F, E>::new(read);
+    for start in (0..n).step_by(700) {
+        let end = (start + 700).min(n);
+        acc.update_batch(&arrays(cols, start..end), &keys[start..end], None, groups)
+            .unwrap();
+    }
+    acc
+}
+
+/// The results, as bits.
+fn result_bits(array: &ArrayRef) -> Vec<u64> {
+    let values = array.as_any().downcast_ref::<Float64Array>().unwrap();
+    (0..values.len())
+        .map(|i| values.value(i).to_bits())
+        .collect()
+}
+
+#[test]
+fn exact_groups_emit_their_first_groups_as_all_of_them() {
+    // DataFusion emits the first groups early (sorted input, memory
+    // pressure); the groups left are renumbered from 0. Emitting 2, then
+    // 3, then the rest gives the bits of emitting all at once, for both
+    // engines (a vector of `ExactSums`, a `GroupedCoSums`).
+    let cols = columns(10_000, 0x5eed);
+    let Some(super::ReadExact::Two(corr)) = <covariance::Corr as Function>::Stat::FROM_EXACT else {
+        panic!("corr reads exact sums")
+    };
+    let Some(super::ReadExact::One(var)) = <variance::VarPop as Function>::Stat::FROM_EXACT else {
+        panic!("var_pop reads exact sums")
+    };
+    let mut whole = exact_groups::<covariance::Corr, momenta::GroupedCoSums>(corr, &cols, 9);
+    let mut parts = exact_groups::<covariance::Corr, momenta::GroupedCoSums>(corr, &cols, 9);
+    let all = result_bits(&whole.evaluate(EmitTo::All).unwrap());
+    let mut pieces = result_bits(&parts.evaluate(EmitTo::First(2)).unwrap());
+    pieces.extend(result_bits(&parts.evaluate(EmitTo::First(3)).unwrap()));
+    pieces.extend(result_bits(&parts.evaluate(EmitTo::All).unwrap()));
+    assert_eq!(all.len(), 9);
+    assert_eq!(pieces, all);
+    let mut whole = exact_groups::<variance::VarPop, Vec<momenta::ExactSums>>(var, &cols, 9);
+    let mut parts = exact_groups::<variance::VarPop, Vec<momenta::ExactSums>>(var, &cols, 9);
+    let all = result_bits(&whole.evaluate(EmitTo::All).unwrap());
+    let mut pieces = result_bits(&parts.evaluate(EmitTo::First(4)).unwrap());
+    pieces.extend(result_bits(&parts.evaluate(EmitTo::All).unwrap()));
+    assert_eq!(pieces, all);
+    // And each corr group is its rows' exact correlation read directly.
+    let keys: Vec<usize> = (0..cols[0].len()).map(|i| (i * 7 / 3) % 9).collect();
+    let mut sums = vec![momenta::ExactCoSums::new(); 9];
+    for (i, &g) in keys.iter().enumerate() {
+        assert!(sums[g].add(cols[0][i], cols[1][i]));
+    }
+    let direct: Vec<u64> = sums
+        .iter()
+        .map(|s| s.to_covariance().correlation().unwrap().to_bits())
+        .collect();
+    let whole = exact_groups::<covariance::Corr, momenta::GroupedCoSums>(corr, &cols, 9)
+        .evaluate(EmitTo::All)
+        .unwrap();
+    assert_eq!(result_bits(&whole), direct);
+}
