@@ -123,7 +123,9 @@ impl ExactCoSums {
     /// each row whose pair its group's sums refuse, for the caller to
     /// keep another way. With many groups it asks for the sums of the
     /// group 16 rows on while it takes a row, as
-    /// [`ExactSums::add_by_group`] does.
+    /// [`ExactSums::add_by_group`] does. A
+    /// [`GroupedCoSums`](crate::GroupedCoSums) gives the same sums
+    /// faster, at 128 more bytes a group.
     ///
     /// # Errors
     ///

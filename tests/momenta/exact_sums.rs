@@ -441,3 +441,26 @@ fn grouped_co_sums_check_their_groups() {
     assert_eq!(grouped.sums(0).map(|s| s.count()), Some(2));
     assert_eq!(grouped.sums(2), None);
 }
+
+#[test]
+fn grouped_co_sums_law_is_the_row_by_row_loop() {
+    // Random data of every kind `hostile` makes, random group counts and
+    // cut points: the same sums and refusals as a loop of `add`.
+    fn law(seed: u64, groups: u8, n: u16, cut: u16) -> bool {
+        let groups = usize::from(groups % 12) + 1;
+        let n = usize::from(n % 3000) + 1;
+        let mut rng = SplitMix(seed);
+        let keys: Vec<usize> = (0..n).map(|_| (rng.next_u64() as usize) % groups).collect();
+        let xs = hostile(seed, n);
+        let ys: Vec<f64> = hostile(seed.rotate_left(17), n)
+            .iter()
+            .zip(&xs)
+            .map(|(y, x)| if seed.is_multiple_of(3) { 2.0 * x } else { *y })
+            .collect();
+        check_grouped(groups, &keys, &xs, &ys, &[usize::from(cut) % n]);
+        true
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(law as fn(u64, u8, u16, u16) -> bool);
+}
