@@ -42,8 +42,9 @@ fn ask_for<E>(sums: &E) {
 }
 
 /// `add(sums[groups[i]], i)` for each row `i` of `rows`, `refused(i)`
-/// where it returns `false`.
-fn by_group<E>(
+/// where it returns `false` (the loop of every `add_by_group`, and of
+/// [`GroupedCoSums`](crate::GroupedCoSums)).
+pub(crate) fn by_group<E>(
     sums: &mut [E],
     groups: &[usize],
     rows: impl IntoIterator<Item = usize>,

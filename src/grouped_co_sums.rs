@@ -31,8 +31,9 @@
 
 use alloc::vec::Vec;
 
+use crate::exact_grouped::by_group;
 use crate::exact_sums::{LIMIT, parts};
-use crate::kernels::{prefetch_line, truncate_i64};
+use crate::kernels::truncate_i64;
 use crate::{Error, ExactCoSums};
 
 /// A pending value is below `2^BITS` in magnitude on its grid.
@@ -50,9 +51,6 @@ const SHORT_RUN: u32 = 16;
 
 /// After this many misses a group stops using a grid.
 const MAX_MISSES: u32 = 8;
-
-/// How many rows ahead `add_by_group` asks for a group's pending sums.
-const AHEAD: usize = 16;
 
 /// One column's pending grid: values `v·2^base`, `|v| < 2^BITS`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -355,8 +353,9 @@ impl GroupedCoSums {
     /// group `groups[i]` for each row `i` of `rows` in order, as
     /// [`add`](Self::add) would one by one; `refused(i)` is called for
     /// each row whose pair its group's sums refuse, for the caller to keep
-    /// another way. While it takes a row it asks the memory for the
-    /// pending sums of the group 16 rows on.
+    /// another way. With many groups it asks the memory for the pending
+    /// sums of the group 16 rows on while it takes a row, as
+    /// [`ExactCoSums::add_by_group`] does (the same loop).
     ///
     /// # Errors
     ///
@@ -379,28 +378,24 @@ impl GroupedCoSums {
         xs: &[f64],
         ys: &[f64],
         rows: impl IntoIterator<Item = usize>,
-        mut refused: impl FnMut(usize),
+        refused: impl FnMut(usize),
     ) -> Result<(), Error> {
         let n = groups.len().min(xs.len()).min(ys.len());
         let (groups, xs, ys) = (&groups[..n], &xs[..n], &ys[..n]);
-        for i in rows {
-            let (Some(&g), Some(&x), Some(&y)) = (groups.get(i), xs.get(i), ys.get(i)) else {
-                return Err(Error::parameter("row", i as f64, "a row of the columns"));
-            };
-            if let Some(ahead) = groups.get(i + AHEAD).and_then(|&a| self.pending.get(a)) {
-                let start = core::ptr::from_ref(ahead).cast::<u8>();
-                prefetch_line::<true, u8>(start);
-                prefetch_line::<true, u8>(start.wrapping_add(64));
-            }
-            let taken = match self.pending.get_mut(g) {
-                Some(pending) => pending.add(x, y) || self.add_slow(g, x, y)?,
-                None => return Err(no_group(g)),
-            };
-            if !taken {
-                refused(i);
-            }
-        }
-        Ok(())
+        let sums = &mut self.sums;
+        by_group(
+            &mut self.pending,
+            groups,
+            rows,
+            |pending, i| {
+                let (x, y) = (xs[i], ys[i]);
+                pending.add(x, y)
+                    || sums
+                        .get_mut(groups[i])
+                        .is_some_and(|sums| pending.add_slow(sums, x, y))
+            },
+            refused,
+        )
     }
 
     /// `group`'s sums, its pending rows included; `None` past the last
