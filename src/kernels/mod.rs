@@ -54,6 +54,28 @@ pub(crate) fn exact_mean_run<F: crate::Float>(
     arch::exact_mean_run(detect(), older, newer, xs, out)
 }
 
+/// Whether this CPU keeps a full window of `window` keys sorted in
+/// registers ([`sorted_replace_run`]), which then also beats the sorting
+/// networks of the shortest windows.
+#[inline]
+pub(crate) fn sorts_in_registers(window: usize) -> bool {
+    arch::sorts_in_registers(detect(), window)
+}
+
+/// The quantile series of a full window kept sorted (see
+/// `windows::series::sorted::replace_loop`), compiled for this CPU (see
+/// `arch::sorted_replace_run`).
+#[inline]
+pub(crate) fn sorted_replace_run<F: crate::Float>(
+    sorted: &mut [i64],
+    olds: &[F],
+    news: &[F],
+    rank: (usize, f64),
+    out: &mut [F],
+) {
+    arch::sorted_replace_run(detect(), sorted, olds, news, rank, out);
+}
+
 /// `MovingStats`' variance series over a run on one grid, compiled for
 /// this CPU (see `arch::exact_var_run`).
 #[inline]

@@ -618,3 +618,73 @@ fn exact_mean_runs_agree_across_paths() {
         );
     }
 }
+
+/// The quantile series of full windows kept sorted: each path (the loop,
+/// and with AVX2 the registers, up to 48 keys and past them) writes the
+/// quantile of a window sorted afresh and leaves the last window's keys
+/// sorted, for every window from 1 to 52, on ties, signed zeros,
+/// infinities and values of every magnitude, in `f64` and `f32`.
+#[test]
+fn sorted_windows_agree_with_a_fresh_sort() {
+    use crate::windows::series::extremes::key;
+    use crate::windows::series::sorted::at_rank;
+    let mut rng = SplitMix(43);
+    let pool = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        -5e-324,
+    ];
+    let xs: Vec<f64> = (0..2000)
+        .map(|i| match rng.next_u64() % 4 {
+            0 => pool[(rng.next_u64() % 8) as usize],
+            1 => (i % 3) as f64,
+            2 => rng.signed_unit() * 1e6,
+            _ => 1e6 + rng.unit(),
+        })
+        .collect();
+    for window in 1..=52 {
+        for q in [0.0, 0.5, 0.77, 1.0] {
+            let rank = crate::windows::ordered::rank(q, window);
+            let mut want = Vec::new();
+            for end in window..xs.len() {
+                let mut keys: Vec<i64> =
+                    xs[end + 1 - window..=end].iter().map(|&x| key(x)).collect();
+                keys.sort_unstable();
+                want.push(at_rank::<f64>(&keys, rank).to_bits());
+            }
+            let mut last: Vec<i64> = xs[xs.len() - window..].iter().map(|&x| key(x)).collect();
+            last.sort_unstable();
+            for path in paths() {
+                let mut sorted: Vec<i64> = xs[..window].iter().map(|&x| key(x)).collect();
+                sorted.sort_unstable();
+                let mut out = alloc::vec![0.0; xs.len() - window];
+                let (olds, news) = (&xs[..xs.len() - window], &xs[window..]);
+                arch::sorted_replace_run(path, &mut sorted, olds, news, rank, &mut out);
+                let got: Vec<u64> = out.iter().map(|x| x.to_bits()).collect();
+                assert!(got == want, "{path:?}, window {window}, q {q}");
+                assert!(
+                    sorted == last,
+                    "{path:?}, window {window}, q {q}: the keys left"
+                );
+            }
+            #[allow(clippy::cast_possible_truncation, reason = "the test's f32 data")]
+            let narrow: Vec<f32> = xs.iter().map(|&x| x as f32).collect();
+            let mut sorted: Vec<i64> = narrow[..window].iter().map(|&x| key(x)).collect();
+            sorted.sort_unstable();
+            let mut by_path = Vec::new();
+            for path in paths() {
+                let mut keys = sorted.clone();
+                let mut out = alloc::vec![0.0_f32; narrow.len() - window];
+                let (olds, news) = (&narrow[..narrow.len() - window], &narrow[window..]);
+                arch::sorted_replace_run(path, &mut keys, olds, news, rank, &mut out);
+                by_path.push((out.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), keys));
+            }
+            assert!(by_path[0] == by_path[1], "f32, window {window}, q {q}");
+        }
+    }
+}

@@ -32,7 +32,7 @@ mod moving_min_max;
 mod moving_quantile;
 mod moving_stats;
 mod moving_variance;
-mod ordered;
+pub(crate) mod ordered;
 mod policy;
 mod ring;
 pub(crate) mod series;

@@ -504,6 +504,52 @@ fn every_interpolation_series_is_the_push_loop() {
     }
 }
 
+/// Hostile data with no NaN, so that full windows take the replacement
+/// paths (the registers for up to 48 values with AVX2): `hostile`'s
+/// values with each NaN replaced, then runs of ties, signed zeros and
+/// infinities, a rising and a falling run.
+fn hostile_without_nan(n: usize, seed: u64) -> Vec<f64> {
+    let mut xs: Vec<f64> = hostile(n, seed)
+        .into_iter()
+        .map(|x| if x.is_nan() { -7.5 } else { x })
+        .collect();
+    let tail = xs.len() / 2;
+    for (i, x) in xs[tail..].iter_mut().enumerate() {
+        *x = match (i / 61) % 4 {
+            0 => [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY][i % 6],
+            1 => (i % 3) as f64,
+            2 => i as f64,
+            _ => -(i as f64),
+        };
+    }
+    xs
+}
+
+#[test]
+fn full_short_windows_are_the_push_loop() {
+    // Every window the registers serve (up to 48), and a few beyond, at
+    // ranks on both sides of each slot, from cut slices.
+    let sets = [
+        ("hostile", hostile_without_nan(6000, 5)),
+        ("calm", calm(3000, 6)),
+    ];
+    for (name, xs) in &sets {
+        for window in 1..=52 {
+            for q in [0.5, 0.0, 1.0, 0.77] {
+                let start = MovingQuantile::new(window, q).unwrap();
+                check(
+                    &format!("q {q}, {name}, window {window}"),
+                    &start,
+                    xs,
+                    &cuts(xs.len(), window as u64 + 71),
+                    |m, x| m.push(x),
+                    |m, xs| m.quantile_series(xs),
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn moving_quantile_series_are_the_push_loop() {
     for (name, xs) in data_sets() {

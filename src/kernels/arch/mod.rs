@@ -388,6 +388,46 @@ pub(crate) fn exact_mean_run<F: Float>(
     }
 }
 
+/// Whether [`sorted_replace_run`] keeps a window of `window` keys in
+/// registers on `path`.
+#[inline]
+pub(crate) fn sorts_in_registers(path: Path, window: usize) -> bool {
+    match path {
+        Path::Portable => false,
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        Path::Avx2Fma => window <= x86_64::sorted_window::MAX_WINDOW,
+    }
+}
+
+/// The quantile series of a full window whose keys are kept sorted
+/// (`windows::series::sorted::replace_loop`), compiled for the CPU: with
+/// AVX2, windows of up to 32 keys are kept in registers and each push
+/// replaces a key with no branch on the data
+/// (`x86_64::sorted_window`); longer windows, and other CPUs, take the
+/// loop.
+#[inline]
+pub(crate) fn sorted_replace_run<F: Float>(
+    path: Path,
+    sorted: &mut [i64],
+    olds: &[F],
+    news: &[F],
+    rank: (usize, f64),
+    out: &mut [F],
+) {
+    match path {
+        Path::Portable => {
+            crate::windows::series::sorted::replace_loop(sorted, olds, news, rank, out);
+        }
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all
+        // `x86_64::sorted_window::replace_run` requires.
+        Path::Avx2Fma => unsafe {
+            x86_64::sorted_window::replace_run(sorted, olds, news, rank, out);
+        },
+    }
+}
+
 /// `MovingStats`' variance series over a run of values on one grid (see
 /// `windows::series::exact_var`), compiled for the CPU: with AVX2 and FMA
 /// its element-wise loops run four lanes wide and its fused multiply-add

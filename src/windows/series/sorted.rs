@@ -13,13 +13,18 @@
 //! move that for the windows people use (up to some thousands) is cheaper
 //! than the ordered sets' rebalancing; longer windows keep the push path.
 //!
-//! Once the window is full and no NaN is about, windows of up to six
-//! values are instead sorted afresh at every push by a sorting network
-//! (no branch on the data), and windows from 128 on go through the sorted
-//! blocks of `sorted_blocks.rs`. All three read the same sorted keys, so
-//! the same values.
+//! Once the window is full and no NaN is about, a push is one replacement
+//! in a window of fixed length ([`replace_loop`], routed through
+//! `kernels::sorted_replace_run`): with AVX2, windows of up to 48 values
+//! are kept in registers and replace with no branch on the data
+//! (`kernels::arch::x86_64::sorted_window`). Without it, windows of up
+//! to six values are instead sorted afresh at every push by a sorting
+//! network (no branch on the data either). Windows from 128 on go
+//! through the sorted blocks of `sorted_blocks.rs`. All of them read the
+//! same sorted keys, so the same values.
 
 use alloc::vec::Vec;
+use core::hint::select_unpredictable;
 
 use super::extremes::{any_nan, key, value};
 use super::sorted_blocks;
@@ -106,7 +111,7 @@ pub(crate) fn series<F: Float>(
     // The value that leaves at the tail's first push, and the window
     // that push ends.
     let first = known + filling - window;
-    if window < NETWORKS.len() {
+    if window < NETWORKS.len() && !crate::kernels::sorts_in_registers(window) {
         let head = lead.get(first + 1..).unwrap_or(&[]);
         let start = (first + 1).saturating_sub(known);
         networks(head, xs.get(start..).unwrap_or(&[]), window, rank, tail);
@@ -119,11 +124,31 @@ pub(crate) fn series<F: Float>(
         sorted_blocks::series(head, tail_xs, window, rank, tail);
         return;
     }
-    let (news, olds) = (xs.get(filling..).unwrap_or(&[]), xs);
+    // The leaving values: the earlier ones still in the window, then the
+    // slice's own.
+    let news = xs.get(filling..).unwrap_or(&[]);
     let lead_olds = lead.get(first..).unwrap_or(&[]);
-    for ((slot, &new), &old) in tail.iter_mut().zip(news).zip(lead_olds.iter().chain(olds)) {
-        replace(&mut sorted, key(old), key(new));
-        *slot = at_rank(&sorted, rank);
+    let (early, late) = tail.split_at_mut(lead_olds.len().min(tail.len()));
+    crate::kernels::sorted_replace_run(&mut sorted, lead_olds, news, rank, early);
+    let news = news.get(lead_olds.len()..).unwrap_or(&[]);
+    crate::kernels::sorted_replace_run(&mut sorted, xs, news, rank, late);
+}
+
+/// The quantile at `rank` after each push of `news[i]` in place of
+/// `olds[i]` into the full window whose keys `sorted` holds in order, into
+/// `out[i]`, as far as the three slices go, one replacement at a time;
+/// `sorted` is left holding the last window's keys. Each `olds[i]` must be
+/// in the window it leaves.
+pub(crate) fn replace_loop<F: Float>(
+    sorted: &mut [i64],
+    olds: &[F],
+    news: &[F],
+    rank: (usize, f64),
+    out: &mut [F],
+) {
+    for ((slot, &old), &new) in out.iter_mut().zip(olds).zip(news) {
+        replace(sorted, key(old), key(new));
+        *slot = at_rank(sorted, rank);
     }
 }
 
@@ -213,7 +238,7 @@ fn by_network<F: Float, const N: usize>(
 /// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, by the push path's
 /// interpolation.
 #[inline]
-fn at_rank<F: Float>(sorted: &[i64], (idx, frac): (usize, f64)) -> F {
+pub(crate) fn at_rank<F: Float>(sorted: &[i64], (idx, frac): (usize, f64)) -> F {
     let lo = sorted.get(idx).map_or_else(F::nan, |&k| value(k));
     if frac == 0.0 {
         lo
@@ -227,6 +252,24 @@ fn at_rank<F: Float>(sorted: &[i64], (idx, frac): (usize, f64)) -> F {
 #[inline]
 fn place(sorted: &[i64], k: i64) -> usize {
     sorted.partition_point(|&s| s < k)
+}
+
+/// [`place`] of `a` and of `b` in a non-empty `sorted`, found side by
+/// side: two binary searches in one loop, with no branch on the data, so
+/// that their chains of dependent loads overlap.
+#[inline]
+fn places(sorted: &[i64], a: i64, b: i64) -> (usize, usize) {
+    let (mut at_a, mut at_b) = (0, 0);
+    let mut size = sorted.len();
+    while size > 1 {
+        let half = size / 2;
+        // `at + half < at + size ≤ len`: both probes are in the slice.
+        at_a = select_unpredictable(sorted[at_a + half] < a, at_a + half, at_a);
+        at_b = select_unpredictable(sorted[at_b + half] < b, at_b + half, at_b);
+        size -= half;
+    }
+    let past = |at: usize, k: i64| at + usize::from(sorted.get(at).is_some_and(|&s| s < k));
+    (past(at_a, a), past(at_b, b))
 }
 
 /// Windows up to this long move values by swapping them along; longer
@@ -267,8 +310,7 @@ fn replace(sorted: &mut [i64], old: i64, new: i64) {
         }
         return;
     }
-    let from = place(sorted, old);
-    let to = place(sorted, new);
+    let (from, to) = places(sorted, old, new);
     if to > from {
         // `new` goes after the values in `from + 1..to`, which move down.
         sorted.copy_within(from + 1..to, from);

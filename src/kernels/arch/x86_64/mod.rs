@@ -18,6 +18,8 @@ pub(super) mod runs;
 #[cfg(feature = "std")]
 pub(super) mod series;
 #[cfg(feature = "std")]
+pub(super) mod sorted_window;
+#[cfg(feature = "std")]
 pub(super) mod streams;
 
 use core::sync::atomic::{AtomicBool, Ordering};
