@@ -36,8 +36,9 @@
 //!   those keys: the leaving value's place found (by counting, or by
 //!   binary search from 33 values), the entering value walked or moved
 //!   into place. Every window while filling or with NaN about goes through
-//!   it; once full, windows of up to six values are sorted afresh by a
-//!   sorting network at each push instead.
+//!   it. Once full, a push replaces one key: with AVX2, windows of up to
+//!   48 values in registers, with no branch on the data; without, windows
+//!   of up to six values are sorted afresh by a sorting network instead.
 //! - [`sorted_blocks`]: from a window of 128, the full windows of a
 //!   stretch without NaN by Suomela's sorted blocks: each block of
 //!   `window` values sorted once and kept as a linked list, two cursors
