@@ -11,7 +11,8 @@
 //! passed through before); the population variance against the two-pass
 //! formula, within a tolerance relative to the same values; the NaN/±∞ rules; a variance
 //! that is never negative; and the minimum, maximum and median against a
-//! sort of the window, bit for bit.
+//! sort of the window, bit for bit; the median series of a slice against
+//! the push loop's, bit for bit.
 #![no_main]
 
 use std::collections::VecDeque;
@@ -34,6 +35,9 @@ enum Op {
     /// Small integers: exact sums, exact cancellations.
     PushSmall(i8),
     Extend(Vec<f64>),
+    /// The median series of the values against the push loop's, bit
+    /// for bit; the others take the values as `Extend` does.
+    Series(Vec<f64>),
     Reset,
     RoundTrip,
 }
@@ -291,6 +295,16 @@ fuzz_target!(|input: Input| {
                 mv.extend_from_slice(xs);
                 mm.extend_from_slice(xs);
                 mq.extend_from_slice(xs);
+                xs.iter().for_each(|&x| model.push(x));
+            }
+            Op::Series(xs) => {
+                let mut pushed = mq.clone();
+                let want: Vec<u64> = xs.iter().map(|&x| pushed.push(x).to_bits()).collect();
+                let got: Vec<u64> = mq.quantile_series(xs).iter().map(|x| x.to_bits()).collect();
+                assert!(got == want, "median series against the push loop");
+                ma.extend_from_slice(xs);
+                mv.extend_from_slice(xs);
+                mm.extend_from_slice(xs);
                 xs.iter().for_each(|&x| model.push(x));
             }
             Op::Reset => {
