@@ -127,11 +127,16 @@ fuzz_target!(|input: Input| {
         .add_by_group(&keys, &xs, &ys, 0..cut, |i| grouped_refused.push(i))
         .expect("rows and groups in range");
     if cut < pairs.len() {
-        if !grouped.add(keys[cut], xs[cut], ys[cut]).expect("a group in range") {
+        if !grouped
+            .add(keys[cut], xs[cut], ys[cut])
+            .expect("a group in range")
+        {
             grouped_refused.push(cut);
         }
         grouped
-            .add_by_group(&keys, &xs, &ys, cut + 1..pairs.len(), |i| grouped_refused.push(i))
+            .add_by_group(&keys, &xs, &ys, cut + 1..pairs.len(), |i| {
+                grouped_refused.push(i)
+            })
             .expect("rows and groups in range");
     }
     assert_eq!(grouped_refused, co_refused);
@@ -141,27 +146,44 @@ fuzz_target!(|input: Input| {
     if let Some(mean) = sums.mean() {
         let lo = taken.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = taken.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        assert!(lo <= mean && mean <= hi, "mean {mean:e} outside [{lo:e}, {hi:e}]");
+        assert!(
+            lo <= mean && mean <= hi,
+            "mean {mean:e} outside [{lo:e}, {hi:e}]"
+        );
         let m2 = sums.m2();
         assert!(m2 >= 0.0);
         let spread = hi - lo;
         if spread.is_finite() && spread * spread < f64::MAX / 4.0 {
             let bound = spread * spread / 4.0 * (1.0 + 1e-15) + f64::MIN_POSITIVE;
             let var = sums.population_variance().unwrap_or(0.0);
-            assert!(var <= bound, "variance {var:e} beyond (max − min)²/4 = {bound:e}");
+            assert!(
+                var <= bound,
+                "variance {var:e} beyond (max − min)²/4 = {bound:e}"
+            );
         }
         let v = sums.to_variance();
         assert_eq!(v.count(), sums.count());
         assert_eq!(
-            Variance::<f64>::from_parts(v.to_parts()).ok().map(|r| r.to_parts()),
+            Variance::<f64>::from_parts(v.to_parts())
+                .ok()
+                .map(|r| r.to_parts()),
             Some(v.to_parts())
         );
         // Moderate values: the compensated accumulator agrees.
-        if taken.iter().all(|x| x.abs() < 1e100 && (*x == 0.0 || x.abs() > 1e-100)) {
+        if taken
+            .iter()
+            .all(|x| x.abs() < 1e100 && (*x == 0.0 || x.abs() > 1e-100))
+        {
             let reference = Variance::<f64>::from_slice(&taken);
             let (a, b) = (reference.mean().unwrap(), mean);
-            assert!((a - b).abs() <= 1e-12 * (a.abs() + spread), "mean {b:e} vs {a:e}");
-            let (a, b) = (reference.population_variance().unwrap(), sums.population_variance().unwrap());
+            assert!(
+                (a - b).abs() <= 1e-12 * (a.abs() + spread),
+                "mean {b:e} vs {a:e}"
+            );
+            let (a, b) = (
+                reference.population_variance().unwrap(),
+                sums.population_variance().unwrap(),
+            );
             assert!(
                 (a - b).abs() <= 1e-9 * a + 1e-15 * spread * spread + 1e-300,
                 "variance {b:e} vs {a:e}"
@@ -178,7 +200,10 @@ fuzz_target!(|input: Input| {
             // number per pair.
             let room = f64::MIN_POSITIVE * co.count() as f64;
             let bound = (mx + room).sqrt() * (my + room).sqrt() * (1.0 + 1e-15);
-            assert!(c.abs() <= bound, "co-moment {c:e} beyond √(M2x·M2y) = {bound:e}");
+            assert!(
+                c.abs() <= bound,
+                "co-moment {c:e} beyond √(M2x·M2y) = {bound:e}"
+            );
         }
         let cov = co.to_covariance();
         assert_eq!(cov.count(), co.count());

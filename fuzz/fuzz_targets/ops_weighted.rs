@@ -122,7 +122,10 @@ fn kernel_agrees_with_pushes(pairs: &[(f64, f64)], slices: &WeightedVariance<f64
         slices.to_parts().reliability_divisor,
         pushed.to_parts().reliability_divisor,
     );
-    assert!((d.0 - d.1).abs() <= 1e-12 * d.1, "divisors {d:?}: {pairs:?}");
+    assert!(
+        (d.0 - d.1).abs() <= 1e-12 * d.1,
+        "divisors {d:?}: {pairs:?}"
+    );
     if let (Some(a), Some(b)) = (slices.population_variance(), pushed.population_variance()) {
         // Both carry rounding at the scale of the spread, and of the
         // values' size where the spread is a sliver of it (ε² there: the

@@ -56,7 +56,11 @@ fn steps(ops: &[Op], small: bool) -> Vec<Step> {
     let mut t = 0.0;
     ops.iter()
         .map(|o| {
-            let dt = if o.dt == 255 { 1e6 } else { f64::from(o.dt) / 4.0 };
+            let dt = if o.dt == 255 {
+                1e6
+            } else {
+                f64::from(o.dt) / 4.0
+            };
             t += dt;
             let value = |bits: u64| {
                 if small {
@@ -111,8 +115,8 @@ where
     }
     let saved = saved.unwrap_or(live);
     let text = json(&saved);
-    let from_json: T = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("JSON did not restore: {e}: {text}"));
+    let from_json: T =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("JSON did not restore: {e}: {text}"));
     let bytes = postcard::to_allocvec(&saved).expect("postcard serializes every state");
     let from_postcard: T = postcard::from_bytes(&bytes)
         .unwrap_or_else(|e| panic!("postcard did not restore: {e}: {text}"));
@@ -216,8 +220,14 @@ fuzz_target!(|input: Input| {
             bits(o, m.reliability_variance());
         }),
         6 => {
-            let e = Ema::<f64>::new(momentum(p)).expect("valid").with_nan_policy(policy(p / 4));
-            let e = if p & 0x80 == 0 { e } else { Ema::adjusted(momentum(p)).expect("valid") };
+            let e = Ema::<f64>::new(momentum(p))
+                .expect("valid")
+                .with_nan_policy(policy(p / 4));
+            let e = if p & 0x80 == 0 {
+                e
+            } else {
+                Ema::adjusted(momentum(p)).expect("valid")
+            };
             check(e, &f64s, save_at, |e, s, o| {
                 match s.op % 3 {
                     0 => e.push(s.x),
@@ -254,13 +264,17 @@ fuzz_target!(|input: Input| {
             });
         }
         9 => {
-            let a = MovingAverage::<f64>::new(w).expect("valid").with_nan_policy(policy(p / 16));
+            let a = MovingAverage::<f64>::new(w)
+                .expect("valid")
+                .with_nan_policy(policy(p / 16));
             check(a, &f64s, save_at, |a, s, o| {
                 o.push(a.push(s.x).to_bits());
             });
         }
         10 => {
-            let v = MovingVariance::<f64>::new(w).expect("valid").with_nan_policy(policy(p / 16));
+            let v = MovingVariance::<f64>::new(w)
+                .expect("valid")
+                .with_nan_policy(policy(p / 16));
             check(v, &f64s, save_at, |v, s, o| {
                 v.push(s.x);
                 bits(o, v.mean());
@@ -277,7 +291,9 @@ fuzz_target!(|input: Input| {
             });
         }
         12 => {
-            let m = MovingMinMax::<f64>::new(w).expect("valid").with_nan_policy(policy(p / 16));
+            let m = MovingMinMax::<f64>::new(w)
+                .expect("valid")
+                .with_nan_policy(policy(p / 16));
             check(m, &f64s, save_at, |m, s, o| {
                 m.push(s.x);
                 bits(o, m.min());
@@ -292,7 +308,9 @@ fuzz_target!(|input: Input| {
         }
         14 => {
             let span = f64::from(p % 16) / 2.0 + 0.25;
-            let tw = TimeWindow::<f64>::new(span).expect("valid").with_nan_policy(policy(p / 16));
+            let tw = TimeWindow::<f64>::new(span)
+                .expect("valid")
+                .with_nan_policy(policy(p / 16));
             check(tw, &f64s, save_at, |w, s, o| {
                 o.push(u64::from(w.push_at(s.t, s.x).is_ok()));
                 bits(o, w.mean());
@@ -308,7 +326,10 @@ fuzz_target!(|input: Input| {
                 1 => BnConfig::keras(),
                 _ => BnConfig::tf_fused(),
             };
-            let start = (BatchStats::<f64>::new(1), RunningStats::<f64>::new(1, config));
+            let start = (
+                BatchStats::<f64>::new(1),
+                RunningStats::<f64>::new(1, config),
+            );
             check(start, &f64s, save_at, |(b, r), s, o| {
                 let batch = BatchStats::compute(&[s.x, s.y], layout).expect("the shape fits");
                 o.push(u64::from(b.try_merge(&batch).is_ok()));

@@ -88,12 +88,18 @@ fuzz_target!(|input: Input| {
     type Series = fn(&mut MovingStats<f64>, &[f64]) -> Vec<f64>;
     let (read, series): (Read, Series) = match input.stat % 5 {
         0 => (MovingStats::mean, MovingStats::mean_series),
-        1 => (MovingStats::sample_variance, MovingStats::sample_variance_series),
+        1 => (
+            MovingStats::sample_variance,
+            MovingStats::sample_variance_series,
+        ),
         2 => (
             MovingStats::population_variance,
             MovingStats::population_variance_series,
         ),
-        3 => (MovingStats::sample_std_dev, MovingStats::sample_std_dev_series),
+        3 => (
+            MovingStats::sample_std_dev,
+            MovingStats::sample_std_dev_series,
+        ),
         _ => (
             MovingStats::population_std_dev,
             MovingStats::population_std_dev_series,
@@ -131,7 +137,10 @@ fuzz_target!(|input: Input| {
     }
     // The same values, bit for bit (NaN too, which `==` would not match).
     assert!(
-        sliced.iter().map(f64::to_bits).eq(pushed.iter().map(f64::to_bits)),
+        sliced
+            .iter()
+            .map(f64::to_bits)
+            .eq(pushed.iter().map(f64::to_bits)),
         "window {window}: the window after the series"
     );
     for _ in 0..64 {
