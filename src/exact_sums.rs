@@ -843,7 +843,9 @@ impl ExactSums {
     /// `LIMIT − 56`, so `sum·2^shift` stays an `i128` and
     /// `squares·2^(2·shift)` below `2^204`.
     pub(crate) fn add_shifted(&mut self, count: u32, sum: i128, squares: u128, shift: u32) {
-        debug_assert!(shift <= 38 && self.count.checked_add(count).is_some());
+        debug_assert!(
+            i64::from(shift) <= i64::from(LIMIT) - 56 && self.count.checked_add(count).is_some()
+        );
         self.count += count;
         self.sum += sum << shift;
         let t = 2 * shift;

@@ -391,6 +391,10 @@ pub(crate) fn exact_mean_run<F: Float>(
 /// Whether [`sorted_replace_run`] keeps a window of `window` keys in
 /// registers on `path`.
 #[inline]
+#[cfg_attr(
+    not(all(feature = "std", target_arch = "x86_64")),
+    expect(unused_variables, reason = "only the AVX2 path reads the window")
+)]
 pub(crate) fn sorts_in_registers(path: Path, window: usize) -> bool {
     match path {
         Path::Portable => false,
