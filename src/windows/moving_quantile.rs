@@ -354,7 +354,7 @@ impl<F: Float> MovingQuantile<F> {
     /// not pushed value by value: the window is kept as a sorted array,
     /// which a push changes by two binary searches and one memory move (on
     /// a CPU with AVX2, a full window of up to 48 values is kept in
-    /// registers and a push has no branch on the data; from 128 values,
+    /// registers and a push has no branch on the data; from 400 values,
     /// full windows go through sorted blocks), and the ordered sets are
     /// rebuilt from the last window. The other interpolations take the
     /// push loop.

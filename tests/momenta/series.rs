@@ -527,14 +527,15 @@ fn hostile_without_nan(n: usize, seed: u64) -> Vec<f64> {
 
 #[test]
 fn full_short_windows_are_the_push_loop() {
-    // Every window the registers serve (up to 48), and a few beyond, at
-    // ranks on both sides of each slot, from cut slices.
+    // Every window the registers serve (up to 48), and a few beyond, up
+    // to and past where the sorted blocks take over (400), at ranks on
+    // both sides of each slot, from cut slices.
     let sets = [
         ("hostile", hostile_without_nan(6000, 5)),
         ("calm", calm(3000, 6)),
     ];
     for (name, xs) in &sets {
-        for window in 1..=52 {
+        for window in (1..=52).chain([64, 128, 399, 400, 401]) {
             for q in [0.5, 0.0, 1.0, 0.77] {
                 let start = MovingQuantile::new(window, q).unwrap();
                 check(

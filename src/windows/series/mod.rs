@@ -39,7 +39,7 @@
 //!   it. Once full, a push replaces one key: with AVX2, windows of up to
 //!   48 values in registers, with no branch on the data; without, windows
 //!   of up to six values are sorted afresh by a sorting network instead.
-//! - [`sorted_blocks`]: from a window of 128, the full windows of a
+//! - [`sorted_blocks`]: from a window of 400, the full windows of a
 //!   stretch without NaN by Suomela's sorted blocks: each block of
 //!   `window` values sorted once and kept as a linked list, two cursors
 //!   splitting the window at the quantile's rank.
