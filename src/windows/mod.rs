@@ -41,6 +41,7 @@ mod state;
 mod time_quantile;
 mod time_window;
 mod window;
+mod window_order;
 
 pub use bounds::Closed;
 pub use interpolation::Interpolation;

@@ -3,10 +3,10 @@
 use alloc::vec::Vec;
 
 use super::interpolation::Interpolation;
-use super::ordered::Ordered;
 use super::policy::Policy;
 use super::ring::Ring;
 use super::series::sorted;
+use super::window_order::WindowOrder;
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::error::check_unit_interval;
@@ -16,8 +16,8 @@ use crate::{Error, Float};
 /// Slices shorter than this go through the push loop.
 const SERIES_MIN: usize = 64;
 
-/// The `q`-quantile of the last `window` values pushed, exactly, in
-/// O(log window) time per push: pandas'
+/// The `q`-quantile of the last `window` values pushed, exactly, in a
+/// memory move or O(log window) per push: pandas'
 /// `rolling(window, min_periods=1).quantile(q, interpolation="linear")`.
 ///
 /// With `m` values in the window sorted as `v₀ ≤ … ≤ v₍ₘ₋₁₎`, the quantile
@@ -30,12 +30,17 @@ const SERIES_MIN: usize = 64;
 /// [`median`](Self::median) is `q = 0.5`: a median filter, which removes
 /// spikes that a moving average would smear.
 ///
-/// The values are kept in two ordered sets, the `⌊h⌋ + 1` smallest and the
-/// rest, so the two neighbours of the quantile are the largest of the first
-/// set and the smallest of the second; a push removes the value that leaves,
-/// inserts the new one and moves at most a value or two across. No
-/// arithmetic touches the values except the final interpolation, so an
-/// outlier of 1e9 costs nothing once it has left.
+/// A window of up to 4096 values is kept as one sorted array (of the
+/// values' keys, in the order with `−0.0 < +0.0`): a push moves the values
+/// between the leaving value's place and the entering one's by one, O(w)
+/// but one memory move (a push-and-read loop over 10⁷ values on an AMD
+/// EPYC 7003 guest, three runs: 34–54 ns a push at windows of 5 and 20,
+/// 51–60 at 101, 95–122 at 1000, against 78–144, 205–221 and 268–300
+/// with the ordered sets). Longer windows are kept in two ordered sets, the `⌊h⌋ + 1`
+/// smallest and the rest, so the two neighbours of the quantile are the
+/// largest of the first set and the smallest of the second; a push there
+/// is O(log window). No arithmetic touches the values except the final
+/// interpolation, so an outlier of 1e9 costs nothing once it has left.
 ///
 /// # NaN, infinities, zeros
 ///
@@ -57,8 +62,9 @@ const SERIES_MIN: usize = 64;
 ///
 /// # Memory
 ///
-/// The values in the window, once in a ring and once in the ordered sets
-/// (a B-tree node per few values), all allocated as values arrive.
+/// The values in the window, once in a ring and once in the sorted array
+/// (8 bytes a value) or, past 4096, the ordered sets (a B-tree node per
+/// few values), all allocated as values arrive.
 ///
 /// # Equality and serialization
 ///
@@ -94,8 +100,8 @@ pub struct MovingQuantile<F> {
     ring: Ring<F>,
     q: F,
     interpolation: Interpolation,
-    /// The values that are not NaN, split at the rank of `q`.
-    ordered: Ordered<F>,
+    /// The values that are not NaN, in order.
+    order: WindowOrder<F>,
     /// NaN values in the window.
     nans: usize,
     /// Values pushed since the last reset: the next value's number.
@@ -136,7 +142,7 @@ impl<F: Float> MovingQuantile<F> {
             ring: Ring::new(window),
             q,
             interpolation: Interpolation::Linear,
-            ordered: Ordered::default(),
+            order: WindowOrder::for_window(window),
             nans: 0,
             pushed: 0,
             policy: Policy::default(),
@@ -258,7 +264,9 @@ impl<F: Float> MovingQuantile<F> {
 
     /// Adds one value, dropping the oldest once the window is full, and
     /// returns the quantile of the window after it (NaN while a NaN counts
-    /// or until the window is [ready](Self::is_ready)). O(log window).
+    /// or until the window is [ready](Self::is_ready)). One memory move
+    /// of the values between the leaving and the entering one (windows of
+    /// up to 4096), O(log window) beyond.
     ///
     /// A moving quantile is a filter, and a filter's push returns its
     /// output, as [`MovingAverage::push`](crate::MovingAverage::push) does.
@@ -274,19 +282,21 @@ impl<F: Float> MovingQuantile<F> {
     pub fn push(&mut self, x: F) -> F {
         let seq = self.pushed;
         self.pushed += 1;
-        if let Some(old) = self.ring.push(x) {
+        let leaving = self.ring.push(x).and_then(|old| {
             if old.is_nan() {
                 self.nans -= 1;
+                None
             } else {
-                self.ordered.remove(old, seq - self.ring.window() as u64);
+                Some((old, seq - self.ring.window() as u64))
             }
-        }
-        if x.is_nan() {
+        });
+        let entering = if x.is_nan() {
             self.nans += 1;
+            None
         } else {
-            self.ordered.insert(x, seq);
-        }
-        self.ordered.rebalance(self.q.as_f64());
+            Some((x, seq))
+        };
+        self.order.exchange(leaving, entering, self.q.as_f64());
         self.quantile_or_nan()
     }
 
@@ -296,7 +306,7 @@ impl<F: Float> MovingQuantile<F> {
         if !self.is_ready() || (self.nans > 0 && !self.policy.skips_nan()) {
             return F::nan();
         }
-        self.ordered.quantile(self.q.as_f64(), self.interpolation)
+        self.order.quantile(self.q.as_f64(), self.interpolation)
     }
 
     /// Adds every value of `xs`, in order; only the last `window` of them
@@ -328,16 +338,10 @@ impl<F: Float> MovingQuantile<F> {
         self.ring.extend(xs);
         self.pushed += xs.len() as u64;
         let first = self.pushed - self.ring.len() as u64;
-        self.ordered.clear();
-        self.nans = 0;
-        for (seq, x) in (first..).zip(self.ring.iter()) {
-            if x.is_nan() {
-                self.nans += 1;
-            } else {
-                self.ordered.insert(x, seq);
-            }
-        }
-        self.ordered.rebalance(self.q.as_f64());
+        self.nans = self.ring.iter().filter(|x| x.is_nan()).count();
+        let values = (first..).zip(self.ring.iter()).filter(|(_, x)| !x.is_nan());
+        self.order
+            .refill(values.map(|(seq, x)| (x, seq)), self.q.as_f64());
     }
 
     /// Pushes every value of `xs` in order and returns the quantile after
@@ -492,7 +496,7 @@ impl<F: Float> MovingQuantile<F> {
     /// ```
     pub fn reset(&mut self) {
         self.ring.clear();
-        self.ordered.clear();
+        self.order.clear();
         self.nans = 0;
         self.pushed = 0;
     }
@@ -593,12 +597,27 @@ mod tests {
     }
 
     #[test]
-    fn the_sets_split_at_the_rank_and_never_outgrow_the_window() {
-        let mut m = MovingQuantile::<f64>::new(5, 0.3).unwrap();
-        for i in 0..40 {
-            m.push(f64::from((i * 7) % 11));
-            assert_eq!(m.ordered.len(), m.len());
-            assert!(m.ordered.is_split_at(0.3));
+    fn the_order_holds_the_window_in_order_and_never_outgrows_it() {
+        // A short window keeps sorted keys, a long one the ordered sets;
+        // each gets a value three times, a NaN and a bulk refill.
+        for window in [5, crate::windows::series::sorted::MAX_WINDOW + 1] {
+            let mut m = MovingQuantile::<f64>::new(window, 0.3).unwrap();
+            let long = matches!(m.order, WindowOrder::Sets(_));
+            assert_eq!(long, window > 5, "window {window}");
+            for i in 0..(window + 40) {
+                let x = if i % 17 == 3 {
+                    f64::NAN
+                } else {
+                    f64::from((i * 7 % 11) as u8)
+                };
+                m.push(x);
+                let nans = m.iter().filter(|x| x.is_nan()).count();
+                assert_eq!(m.order.len() + nans, m.len(), "window {window}, push {i}");
+                assert!(m.order.is_in_order(0.3), "window {window}, push {i}");
+            }
+            m.extend_from_slice(&alloc::vec![2.0; 6000]);
+            assert_eq!(m.order.len(), m.len());
+            assert!(m.order.is_in_order(0.3));
         }
     }
 }

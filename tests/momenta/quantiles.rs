@@ -237,6 +237,9 @@ fn every_interpolation_follows_a_naive_sort_on_hostile_data() {
         (5, 0.125),
         (9, 0.3),
         (30, 0.9),
+        // Past 32 the sorted array finds places by binary search.
+        (33, 0.5),
+        (100, 0.77),
     ] {
         for how in ALL {
             for policy in [NanPolicy::Propagate, NanPolicy::Skip] {
@@ -263,7 +266,7 @@ fn every_interpolation_follows_a_naive_sort_on_hostile_data() {
             }
         }
     }
-    assert_eq!(checked, 6 * 5 * 2 * 3000);
+    assert_eq!(checked, 8 * 5 * 2 * 3000);
 }
 
 #[cfg(feature = "serde")]

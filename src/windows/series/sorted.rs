@@ -284,7 +284,7 @@ const SHORT: usize = 32;
 /// Replaces a copy of `old` by `new`, keeping the order: the values
 /// between their places move by one.
 #[inline]
-fn replace(sorted: &mut [i64], old: i64, new: i64) {
+pub(crate) fn replace(sorted: &mut [i64], old: i64, new: i64) {
     if sorted.len() <= SHORT {
         // `old`'s place by counting, which has no chain of dependent loads
         // (a copy of `old` is there: keys that compare equal are the same
@@ -330,16 +330,18 @@ fn replace(sorted: &mut [i64], old: i64, new: i64) {
     }
 }
 
+/// Removes a copy of `k`, if there is one.
 #[inline]
-fn remove(sorted: &mut Vec<i64>, k: i64) {
+pub(crate) fn remove(sorted: &mut Vec<i64>, k: i64) {
     let at = place(sorted, k);
     if at < sorted.len() {
         sorted.remove(at);
     }
 }
 
+/// Inserts `k` in its place.
 #[inline]
-fn insert(sorted: &mut Vec<i64>, k: i64) {
+pub(crate) fn insert(sorted: &mut Vec<i64>, k: i64) {
     let at = place(sorted, k);
     sorted.insert(at, k);
 }
