@@ -36,10 +36,10 @@ const SERIES_MIN: usize = 64;
 /// but one memory move (a push-and-read loop over 10⁷ values on an AMD
 /// EPYC 7003 guest, three runs: 34–54 ns a push at windows of 5 and 20,
 /// 51–60 at 101, 95–122 at 1000, against 78–144, 205–221 and 268–300
-/// with the ordered sets). Longer windows are kept in two ordered sets, the `⌊h⌋ + 1`
-/// smallest and the rest, so the two neighbours of the quantile are the
-/// largest of the first set and the smallest of the second; a push there
-/// is O(log window). No arithmetic touches the values except the final
+/// with the ordered sets). Longer windows are kept in two ordered sets,
+/// the `⌊h⌋ + 1` smallest and the rest, so the two neighbours of the
+/// quantile are the largest of the first set and the smallest of the
+/// second; a push there is O(log window). No arithmetic touches the values except the final
 /// interpolation, so an outlier of 1e9 costs nothing once it has left.
 ///
 /// # NaN, infinities, zeros
@@ -70,8 +70,8 @@ const SERIES_MIN: usize = 64;
 ///
 /// Equal when the window, `q`, the options and the values in order are
 /// equal; serialized as `{"window", "q", "values", "nan_policy",
-/// "min_periods", "interpolation"}` with the ordered sets rebuilt on the
-/// way in (a `q` outside `[0, 1]` or more values than the window is
+/// "min_periods", "interpolation"}` with the window's order rebuilt on
+/// the way in (a `q` outside `[0, 1]` or more values than the window is
 /// rejected; a state without `interpolation` is `Linear`).
 ///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
@@ -330,10 +330,10 @@ impl<F: Float> MovingQuantile<F> {
     }
 
     /// The state pushing every value of `xs` leaves: the ring as the
-    /// pushes leave it (its head too), and the ordered sets and the NaN
-    /// count of the values then in the window, numbered as the pushes
-    /// number them. O(window · log window): the sets depend only on the
-    /// window's values and their numbers.
+    /// pushes leave it (its head too), and the order and the NaN count of
+    /// the values then in the window, numbered as the pushes number them.
+    /// O(window · log window): the order depends only on the window's
+    /// values and their numbers.
     fn pushed_all(&mut self, xs: &[F]) {
         self.ring.extend(xs);
         self.pushed += xs.len() as u64;
@@ -359,8 +359,8 @@ impl<F: Float> MovingQuantile<F> {
     /// which a push changes by two binary searches and one memory move (on
     /// a CPU with AVX2, a full window of up to 48 values is kept in
     /// registers and a push has no branch on the data; from 400 values,
-    /// full windows go through sorted blocks), and the ordered sets are
-    /// rebuilt from the last window. The other interpolations take the
+    /// full windows go through sorted blocks), and the push path's order
+    /// is rebuilt from the last window. The other interpolations take the
     /// push loop.
     ///
     /// ```

@@ -405,7 +405,7 @@ pub(crate) fn sorts_in_registers(path: Path, window: usize) -> bool {
 
 /// The quantile series of a full window whose keys are kept sorted
 /// (`windows::series::sorted::replace_loop`), compiled for the CPU: with
-/// AVX2, windows of up to 32 keys are kept in registers and each push
+/// AVX2, windows of up to 48 keys are kept in registers and each push
 /// replaces a key with no branch on the data
 /// (`x86_64::sorted_window`); longer windows, and other CPUs, take the
 /// loop.

@@ -2,7 +2,7 @@
 //!
 //! The values of the window that are not NaN are kept as a sorted array of
 //! their integer keys ([`key`]: the order with `−0.0 < +0.0` that the push
-//! path's ordered sets use). A push finds the leaving value's place and the
+//! path uses). A push finds the leaving value's place and the
 //! entering value's by binary search and moves the values between them by
 //! one, in one memory move; the quantile is then read at its rank, and
 //! interpolated by the push path's own formula. Keys that compare equal
@@ -11,7 +11,9 @@
 //!
 //! A move costs a third of the window on average (random data), a memory
 //! move that for the windows people use (up to some thousands) is cheaper
-//! than the ordered sets' rebalancing; longer windows keep the push path.
+//! than ordered sets' rebalancing (the push path keeps its windows of up
+//! to 4096 values the same way, `windows::window_order`); longer windows
+//! keep the push path.
 //!
 //! Once the window is full and no NaN is about, a push is one replacement
 //! in a window of fixed length ([`replace_loop`], routed through
@@ -330,7 +332,8 @@ pub(crate) fn replace(sorted: &mut [i64], old: i64, new: i64) {
     }
 }
 
-/// Removes a copy of `k`, if there is one.
+/// Removes a copy of `k`, which must be there (else the value at `k`'s
+/// place goes).
 #[inline]
 pub(crate) fn remove(sorted: &mut Vec<i64>, k: i64) {
     let at = place(sorted, k);
