@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use super::interpolation::Interpolation;
 use super::ordered::{Ordered, rank};
-use super::series::extremes::{key, value};
+use super::series::extremes::key;
 use super::series::sorted;
 use crate::Float;
 
@@ -109,18 +109,8 @@ impl<F: Float> WindowOrder<F> {
     #[inline]
     pub(crate) fn quantile(&self, q: f64, how: Interpolation) -> F {
         match self {
-            Self::Keys(keys) => {
-                if keys.is_empty() {
-                    return F::nan();
-                }
-                let (idx, frac) = rank(q, keys.len());
-                let lo = keys.get(idx).map_or_else(F::nan, |&k| value(k));
-                if frac == 0.0 {
-                    return lo;
-                }
-                let hi = keys.get(idx + 1).map_or_else(F::nan, |&k| value(k));
-                how.between(lo, hi, idx, frac)
-            }
+            Self::Keys(keys) if keys.is_empty() => F::nan(),
+            Self::Keys(keys) => sorted::read_at(keys, rank(q, keys.len()), how),
             Self::Sets(sets) => sets.quantile(q, how),
         }
     }

@@ -31,7 +31,7 @@ use core::hint::select_unpredictable;
 use super::extremes::{any_nan, key, value};
 use super::sorted_blocks;
 use crate::Float;
-use crate::windows::interpolation::lerp;
+use crate::windows::interpolation::Interpolation;
 use crate::windows::ordered::rank;
 use crate::windows::policy::Policy;
 
@@ -243,15 +243,25 @@ fn by_network<F: Float, const N: usize>(
 }
 
 /// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, by the push path's
-/// interpolation.
+/// linear interpolation.
 #[inline]
-pub(crate) fn at_rank<F: Float>(sorted: &[i64], (idx, frac): (usize, f64)) -> F {
+pub(crate) fn at_rank<F: Float>(sorted: &[i64], rank: (usize, f64)) -> F {
+    read_at(sorted, rank, Interpolation::Linear)
+}
+
+/// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, read by `how`.
+#[inline]
+pub(crate) fn read_at<F: Float>(
+    sorted: &[i64],
+    (idx, frac): (usize, f64),
+    how: Interpolation,
+) -> F {
     let lo = sorted.get(idx).map_or_else(F::nan, |&k| value(k));
     if frac == 0.0 {
         lo
     } else {
         let hi = sorted.get(idx + 1).map_or_else(F::nan, |&k| value(k));
-        lerp(lo, hi, frac)
+        how.between(lo, hi, idx, frac)
     }
 }
 

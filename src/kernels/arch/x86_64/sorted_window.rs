@@ -123,9 +123,6 @@ fn in_registers<F: Float, const R: usize>(
         }
         *slot = at_rank(&slots.0[..held], rank);
     }
-    for (r, &v) in s.iter().enumerate() {
-        // SAFETY: as in the loop.
-        unsafe { _mm256_storeu_si256(slots.0[4 * r..].as_mut_ptr().cast(), v) };
-    }
+    // Each push stored the registers, so the slots hold the last window.
     sorted[..held].copy_from_slice(&slots.0[..held]);
 }
