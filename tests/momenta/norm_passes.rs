@@ -44,9 +44,21 @@ fn centres<F: Float>(stats: &BatchStats<F>) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-/// The bits of any element type's values, NaN included.
+/// The bits of any element type's values, every NaN as one: Rust leaves
+/// a NaN's sign and payload unspecified (an optimised build may fold one
+/// to another pattern than the CPU computes), so only NaN-ness is a
+/// promise.
 fn bits<T: Element>(v: &[T]) -> Vec<u64> {
-    v.iter().map(|x| x.widen().to_bits()).collect()
+    v.iter()
+        .map(|x| {
+            let x = x.widen();
+            if x.is_nan() {
+                f64::NAN.to_bits()
+            } else {
+                x.to_bits()
+            }
+        })
+        .collect()
 }
 
 /// The bits of two sets of statistics' parts.
