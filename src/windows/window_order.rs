@@ -1,5 +1,6 @@
 //! The values of a moving quantile's window that are not NaN, in order:
-//! [`MovingQuantile`](crate::MovingQuantile)'s engine.
+//! the engine of [`MovingQuantile`](crate::MovingQuantile) and
+//! [`TimeQuantile`](crate::TimeQuantile).
 //!
 //! Windows of up to [`sorted::MAX_WINDOW`] values keep one sorted array of
 //! their integer keys (the order with `−0.0 < +0.0`): a push that replaces
@@ -10,6 +11,12 @@
 //! B-tree operations and rebalancing take about a hundred. Longer windows
 //! keep the ordered sets (`ordered.rs`), O(log window) a push. Either way
 //! the quantile is read from the same two neighbours, so the same value.
+//!
+//! A time window's length is not fixed: its order starts as keys, turns
+//! into the sets when it holds more than [`sorted::MAX_WINDOW`] values,
+//! and back into keys when it holds half that or fewer
+//! ([`fit`](WindowOrder::fit); the gap between the two lengths keeps a
+//! window that hovers near one from being rebuilt at every push).
 
 use alloc::vec::Vec;
 
@@ -40,7 +47,6 @@ impl<F: Float> WindowOrder<F> {
     }
 
     /// The number of values held.
-    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         match self {
             Self::Keys(keys) => keys.len(),
@@ -75,6 +81,69 @@ impl<F: Float> WindowOrder<F> {
                 sets.rebalance(q);
             }
         }
+    }
+
+    /// [`exchange`](Self::exchange) for several leaving values: each of
+    /// `leaving` goes (they are held), then `entering` comes. The last
+    /// leaving value is exchanged for the entering one (one move of the
+    /// keys between their places), the others removed; more than a few
+    /// leave the keys in one pass over them.
+    pub(crate) fn exchange_many(
+        &mut self,
+        leaving: &[(F, u64)],
+        entering: Option<(F, u64)>,
+        q: f64,
+    ) {
+        /// From this many leaving values the keys are filtered in one
+        /// pass rather than removed one by one (each a move of the keys
+        /// after it).
+        const ONE_PASS: usize = 8;
+        match (self, leaving) {
+            (Self::Keys(keys), _) if leaving.len() > ONE_PASS => {
+                let mut gone: Vec<i64> = leaving.iter().map(|&(x, _)| key(x)).collect();
+                gone.sort_unstable();
+                let mut next = gone.iter().peekable();
+                // Both sorted: each key that leaves is met in turn.
+                keys.retain(|&k| {
+                    while next.next_if(|&&g| g < k).is_some() {}
+                    next.next_if_eq(&&k).is_none()
+                });
+                if let Some((new, _)) = entering {
+                    sorted::insert(keys, key(new));
+                }
+            }
+            (order, [rest @ .., last]) => {
+                for &old in rest {
+                    order.exchange(Some(old), None, q);
+                }
+                order.exchange(Some(*last), entering, q);
+            }
+            (order, []) => order.exchange(None, entering, q),
+        }
+    }
+
+    /// Whether the order suits a window of `len` values: keys up to
+    /// [`sorted::MAX_WINDOW`], the sets above half of it.
+    fn suits(&self, len: usize) -> bool {
+        match self {
+            Self::Keys(_) => len <= sorted::MAX_WINDOW,
+            Self::Sets(_) => len > sorted::MAX_WINDOW / 2,
+        }
+    }
+
+    /// For a window whose length varies: when the order does not
+    /// [suit](Self::suits) the number of values it holds, the other
+    /// structure, holding exactly `values` (those it holds, with their
+    /// numbers), split at `q`'s rank.
+    pub(crate) fn fit<I: Iterator<Item = (F, u64)>>(&mut self, values: impl FnOnce() -> I, q: f64) {
+        if self.suits(self.len()) {
+            return;
+        }
+        *self = match self {
+            Self::Keys(_) => Self::Sets(Ordered::default()),
+            Self::Sets(_) => Self::Keys(Vec::new()),
+        };
+        self.refill(values(), q);
     }
 
     /// Holds exactly `values` (not NaN, with their numbers), split at

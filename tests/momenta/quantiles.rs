@@ -162,7 +162,7 @@ fn every_interpolation_equals_pandas_bit_for_bit_through_outliers_and_a_level_ch
 
 /// The naive quantile under `how`: sort the non-NaN values (−0 below +0),
 /// rank `q·(m − 1)`, pick or interpolate; towards an infinity, the limit.
-fn naive(window: &[f64], q: f64, how: Interpolation) -> Option<f64> {
+pub(crate) fn naive(window: &[f64], q: f64, how: Interpolation) -> Option<f64> {
     let mut v: Vec<f64> = window.iter().copied().filter(|x| !x.is_nan()).collect();
     if v.is_empty() {
         return None;
@@ -192,7 +192,7 @@ fn naive(window: &[f64], q: f64, how: Interpolation) -> Option<f64> {
     })
 }
 
-fn bits(x: Option<f64>) -> Option<u64> {
+pub(crate) fn bits(x: Option<f64>) -> Option<u64> {
     x.map(|x| {
         if x.is_nan() {
             f64::NAN.to_bits()

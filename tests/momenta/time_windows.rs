@@ -7,9 +7,11 @@
 //! stretch and a level change to −3e6.
 
 use crate::pandas_time as pd;
+use crate::quantiles::{bits, naive};
 use crate::support::{SplitMix, two_pass};
 use momenta::{
-    Closed, EwVariance, Interpolation, Momentum, MovingVariance, TimeQuantile, TimeWindow,
+    Closed, EwVariance, Interpolation, Momentum, MovingVariance, NanPolicy, TimeQuantile,
+    TimeWindow,
 };
 
 /// Millisecond times 0 to 1.5 s apart, one step in five 0 (299 equal
@@ -432,4 +434,94 @@ fn a_z_score_is_none_on_a_flat_window_and_nan_after_a_nan() {
     assert!(e.z_score(5.0).is_some());
     e.push(f64::NAN);
     assert!(e.z_score(5.0).unwrap().is_nan()); // it was None before
+}
+
+/// A span that fills past the 4096 samples a time quantile keeps in one
+/// sorted array and empties below half of that, so that its order changes
+/// structure both ways, twice, with bursts of equal times, a gap that
+/// empties the window, many samples leaving at one push, an outlier first,
+/// ties, signed zeros, infinities and NaN: every quantile is a naive
+/// sort's, bit for bit, at every 23rd push and at every push near the
+/// two lengths where the structure changes.
+#[test]
+fn a_time_quantile_through_both_orders_is_a_naive_sort() {
+    let span = 100.0;
+    let mut rng = SplitMix(0x005e_ed0f_7157);
+    let hostile = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e300,
+        -1e300,
+    ];
+    let mut rates = Vec::new();
+    for _ in 0..2 {
+        // 60 samples a time unit (6000 in the span), then 10 (1000), a
+        // burst, a gap longer than the span.
+        rates.extend([(60.0, 150.0), (10.0, 150.0), (0.0, 1.0), (0.5, 300.0)]);
+    }
+    for (how, policy) in [
+        (Interpolation::Linear, NanPolicy::Skip),
+        (Interpolation::Nearest, NanPolicy::Propagate),
+    ] {
+        let mut m = TimeQuantile::new(span, 0.37)
+            .unwrap()
+            .with_interpolation(how)
+            .with_nan_policy(policy);
+        let mut window: std::collections::VecDeque<(f64, f64)> = Default::default();
+        let (mut t, mut pushes, mut lengths) = (0.0_f64, 0_usize, Vec::new());
+        let mut push = |t: f64, x: f64, window: &mut std::collections::VecDeque<(f64, f64)>| {
+            window.push_back((t, x));
+            while window.front().is_some_and(|&(u, _)| u <= t - span) {
+                window.pop_front();
+            }
+            let got = m.push_at(t, x).unwrap();
+            pushes += 1;
+            let n = window.len();
+            lengths.push(n);
+            let near = |edge: usize| n.abs_diff(edge) <= 3;
+            if pushes.is_multiple_of(23) || near(4096) || near(2048) || n <= 2 {
+                let values: Vec<f64> = window.iter().map(|&(_, x)| x).collect();
+                let want = if policy == NanPolicy::Propagate && values.iter().any(|x| x.is_nan()) {
+                    Some(f64::NAN)
+                } else {
+                    naive(&values, 0.37, how)
+                };
+                let got = if m.is_ready() { Some(got) } else { None };
+                assert_eq!(bits(got), bits(want), "push {pushes} at {t}, {n} samples");
+            }
+        };
+        push(0.0, 1e12, &mut window); // an outlier first
+        for &(rate, length) in &rates {
+            if rate == 0.0 {
+                // A burst: 700 samples at one time.
+                for _ in 0..700 {
+                    push(t, (rng.unit() * 8.0).round(), &mut window);
+                }
+                t += length;
+                continue;
+            }
+            let end = t + length;
+            while t < end {
+                t += rng.unit() * 2.0 / rate;
+                let r = rng.next_u64();
+                let x = if r.is_multiple_of(97) {
+                    hostile[(r >> 8) as usize % hostile.len()]
+                } else {
+                    (rng.unit() * 40.0).round() / 4.0 - 5.0
+                };
+                push(t, x, &mut window);
+            }
+        }
+        // The structure changed both ways: the window held more than 4096
+        // samples and then no more than 2048, twice.
+        let crossings = lengths
+            .windows(2)
+            .filter(|w| (w[0] <= 4096) != (w[1] <= 4096))
+            .count();
+        assert!(crossings >= 4, "{crossings}");
+        assert!(lengths.iter().any(|&n| n == 0 || n == 1));
+    }
 }
