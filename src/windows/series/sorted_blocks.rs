@@ -26,12 +26,53 @@ use super::extremes::{key, value};
 use crate::Float;
 use crate::windows::interpolation::lerp;
 
+/// The indices `0..end` of `keys` in the order of `(key, index)`.
+///
+/// When the keys span less than `2^(64 − b)` for indices of `b` bits (a
+/// block of a thousand values of `1e6 + U(0, 1)` spans about `2^33`),
+/// each is sorted as one `u64`, its distance from the least key above
+/// its index: half the bytes of a pair and one comparison, where the
+/// pairs' sort took about a third of the series' time.
+fn sorted_order(keys: &[i64], end: u32) -> Vec<u32> {
+    let bits = 32 - end.leading_zeros();
+    let (Some(&lo), Some(&hi)) = (keys.iter().min(), keys.iter().max()) else {
+        return Vec::new();
+    };
+    let span = hi.abs_diff(lo);
+    if bits < 64 && span >> (64 - bits) == 0 {
+        let mask = (1_u64 << bits) - 1;
+        let mut packed: Vec<u64> = keys
+            .iter()
+            .zip(0..end)
+            .map(|(&k, i)| (k.abs_diff(lo) << bits) | u64::from(i))
+            .collect();
+        packed.sort_unstable();
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "masked to the index's bits"
+        )]
+        return packed.iter().map(|&p| (p & mask) as u32).collect();
+    }
+    let mut pairs: Vec<(i64, u32)> = keys.iter().copied().zip(0..end).collect();
+    pairs.sort_unstable();
+    pairs.into_iter().map(|(_, i)| i).collect()
+}
+
+/// A value of a block: its key and its neighbours in sorted order (one
+/// place in memory for the three, which each step of a cursor reads
+/// together).
+#[derive(Clone, Copy)]
+struct Node {
+    key: i64,
+    next: u32,
+    prev: u32,
+}
+
 /// One block's values as a doubly linked list in sorted order, over local
-/// indices `0..len` and a sentinel `len` (the list's head and tail).
+/// indices `0..len` and a sentinel `len` (the list's head and tail, whose
+/// key is above every value's).
 struct Block {
-    keys: Vec<i64>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    nodes: Vec<Node>,
     /// The sentinel's index, the number of values.
     end: u32,
 }
@@ -39,50 +80,58 @@ struct Block {
 impl Block {
     /// The block of `values`, all linked in sorted order.
     fn new<F: Float>(values: &[F]) -> Self {
-        let keys: Vec<i64> = values.iter().map(|&x| key(x)).collect();
-        let len = keys.len();
+        let len = values.len();
         let end = u32::try_from(len).unwrap_or(u32::MAX);
-        let mut order: Vec<(i64, u32)> = keys.iter().copied().zip(0..end).collect();
-        order.sort_unstable();
-        let mut next = vec![end; len + 1];
-        let mut prev = vec![end; len + 1];
+        let keys: Vec<i64> = values.iter().map(|&x| key(x)).collect();
+        let order = sorted_order(&keys, end);
+        let sentinel = Node {
+            key: i64::MAX,
+            next: end,
+            prev: end,
+        };
+        let mut nodes = vec![sentinel; len + 1];
         let mut last = end;
-        for &(_, i) in &order {
-            if let Some(n) = next.get_mut(last as usize) {
-                *n = i;
+        for i in order {
+            if let Some(n) = nodes.get_mut(last as usize) {
+                n.next = i;
             }
-            if let Some(p) = prev.get_mut(i as usize) {
-                *p = last;
+            if let Some(n) = nodes.get_mut(i as usize) {
+                n.key = keys.get(i as usize).copied().unwrap_or(i64::MAX);
+                n.prev = last;
             }
             last = i;
         }
-        if let Some(n) = next.get_mut(last as usize) {
-            *n = end;
+        if let Some(n) = nodes.get_mut(last as usize) {
+            n.next = end;
         }
-        if let Some(p) = prev.get_mut(len) {
-            *p = last;
+        if let Some(n) = nodes.get_mut(len) {
+            n.prev = last;
         }
-        Self {
-            keys,
-            next,
-            prev,
-            end,
-        }
+        Self { nodes, end }
+    }
+
+    #[inline]
+    fn node(&self, i: u32) -> Node {
+        self.nodes.get(i as usize).copied().unwrap_or(Node {
+            key: i64::MAX,
+            next: self.end,
+            prev: self.end,
+        })
     }
 
     #[inline]
     fn key(&self, i: u32) -> i64 {
-        self.keys.get(i as usize).copied().unwrap_or(i64::MAX)
+        self.node(i).key
     }
 
     #[inline]
     fn next(&self, i: u32) -> u32 {
-        self.next.get(i as usize).copied().unwrap_or(self.end)
+        self.node(i).next
     }
 
     #[inline]
     fn prev(&self, i: u32) -> u32 {
-        self.prev.get(i as usize).copied().unwrap_or(self.end)
+        self.node(i).prev
     }
 
     /// Whether `a` comes before `b` in this list's order (`b` may be the
@@ -95,12 +144,14 @@ impl Block {
     /// Unlinks `i`, keeping its own links for [`relink`](Self::relink).
     #[inline]
     fn unlink(&mut self, i: u32) {
-        let (p, n) = (self.prev(i), self.next(i));
-        if let Some(x) = self.next.get_mut(p as usize) {
-            *x = n;
+        let Node {
+            next: n, prev: p, ..
+        } = self.node(i);
+        if let Some(x) = self.nodes.get_mut(p as usize) {
+            x.next = n;
         }
-        if let Some(x) = self.prev.get_mut(n as usize) {
-            *x = p;
+        if let Some(x) = self.nodes.get_mut(n as usize) {
+            x.prev = p;
         }
     }
 
@@ -108,12 +159,14 @@ impl Block {
     /// [`unlink`](Self::unlink) still in force.
     #[inline]
     fn relink(&mut self, i: u32) {
-        let (p, n) = (self.prev(i), self.next(i));
-        if let Some(x) = self.next.get_mut(p as usize) {
-            *x = i;
+        let Node {
+            next: n, prev: p, ..
+        } = self.node(i);
+        if let Some(x) = self.nodes.get_mut(p as usize) {
+            x.next = i;
         }
-        if let Some(x) = self.prev.get_mut(n as usize) {
-            *x = i;
+        if let Some(x) = self.nodes.get_mut(n as usize) {
+            x.prev = i;
         }
     }
 
@@ -331,6 +384,36 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn the_packed_order_is_the_pairs_order() {
+        // Keys spanning just below and just above what the packed sort
+        // takes for 1000 indices (10 bits: spans below 2^54), from the
+        // least key to the greatest, with ties; and one key.
+        let mut rng = SplitMix(11);
+        for (lo, span) in [
+            (-5_i64, 1_u64 << 20),
+            (1 << 40, (1 << 54) - 1),
+            (-(1 << 60), 1 << 54),
+            (i64::MIN, u64::MAX),
+            (7, 0),
+        ] {
+            let keys: Vec<i64> = (0..1000)
+                .map(|i| match i {
+                    0 => lo,
+                    1 => lo.wrapping_add_unsigned(span),
+                    _ if i % 3 == 0 => lo.wrapping_add_unsigned(span / 2),
+                    _ => lo.wrapping_add_unsigned(rng.next_u64() % span.saturating_add(1).max(1)),
+                })
+                .collect();
+            let mut pairs: Vec<(i64, u32)> = keys.iter().copied().zip(0..).collect();
+            pairs.sort_unstable();
+            let want: Vec<u32> = pairs.iter().map(|&(_, i)| i).collect();
+            assert_eq!(sorted_order(&keys, 1000), want, "span {span}");
+        }
+        assert_eq!(sorted_order(&[3], 1), [0]);
+        assert!(sorted_order(&[], 0).is_empty());
     }
 
     #[test]
