@@ -39,7 +39,8 @@ fn sorted_order(keys: &[i64], end: u32) -> Vec<u32> {
         return Vec::new();
     };
     let span = hi.abs_diff(lo);
-    if bits < 64 && span >> (64 - bits) == 0 {
+    // `bits` is 1 to 32 (the keys are not empty), so the shift is in range.
+    if span >> (64 - bits) == 0 {
         let mask = (1_u64 << bits) - 1;
         let mut packed: Vec<u64> = keys
             .iter()
