@@ -6,7 +6,7 @@ use super::interpolation::Interpolation;
 use super::policy::Policy;
 use super::ring::Ring;
 use super::series::sorted;
-use super::window_order::WindowOrder;
+use super::window_order::{WindowOrder, numbered};
 use crate::NanPolicy;
 use crate::accumulator::impl_accumulator;
 use crate::error::check_unit_interval;
@@ -39,8 +39,9 @@ const SERIES_MIN: usize = 64;
 /// with the ordered sets). Longer windows are kept in two ordered sets,
 /// the `⌊h⌋ + 1` smallest and the rest, so the two neighbours of the
 /// quantile are the largest of the first set and the smallest of the
-/// second; a push there is O(log window). No arithmetic touches the values except the final
-/// interpolation, so an outlier of 1e9 costs nothing once it has left.
+/// second; a push there is O(log window). No arithmetic touches the
+/// values except the final interpolation, so an outlier of 1e9 costs
+/// nothing once it has left.
 ///
 /// # NaN, infinities, zeros
 ///
@@ -339,9 +340,8 @@ impl<F: Float> MovingQuantile<F> {
         self.pushed += xs.len() as u64;
         let first = self.pushed - self.ring.len() as u64;
         self.nans = self.ring.iter().filter(|x| x.is_nan()).count();
-        let values = (first..).zip(self.ring.iter()).filter(|(_, x)| !x.is_nan());
         self.order
-            .refill(values.map(|(seq, x)| (x, seq)), self.q.as_f64());
+            .refill(numbered(first, self.ring.iter()), self.q.as_f64());
     }
 
     /// Pushes every value of `xs` in order and returns the quantile after

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::bounds::{Bounds, Closed};
 use super::interpolation::Interpolation;
 use super::policy::Policy;
-use super::window_order::WindowOrder;
+use super::window_order::{WindowOrder, numbered};
 use crate::NanPolicy;
 use crate::error::check_unit_interval;
 use crate::{Error, Float};
@@ -295,19 +295,21 @@ impl<F: Float> TimeQuantile<F> {
     }
 
     /// The values in the queue that are not NaN, with their numbers.
-    fn numbered(samples: &VecDeque<(f64, F)>, entered: u64) -> impl Iterator<Item = (F, u64)> {
-        let first = entered - samples.len() as u64;
-        (first..)
-            .zip(samples)
-            .filter(|(_, (_, x))| !x.is_nan())
-            .map(|(seq, &(_, x))| (x, seq))
+    fn numbered_samples(
+        samples: &VecDeque<(f64, F)>,
+        entered: u64,
+    ) -> impl Iterator<Item = (F, u64)> {
+        numbered(
+            entered - samples.len() as u64,
+            samples.iter().map(|&(_, x)| x),
+        )
     }
 
     /// The order in the structure that suits its length.
     fn fit_order(&mut self) {
         let (samples, entered) = (&self.samples, self.entered);
         self.order
-            .fit(|| Self::numbered(samples, entered), self.q.as_f64());
+            .fit(|| Self::numbered_samples(samples, entered), self.q.as_f64());
     }
 
     /// The samples the quantile is computed from.
@@ -552,7 +554,7 @@ impl<F: Float> TryFrom<TimeQuantileState<F>> for TimeQuantile<F> {
         }
         m.order = WindowOrder::for_window(m.samples.len() - m.nans);
         m.order
-            .refill(Self::numbered(&m.samples, m.entered), m.q.as_f64());
+            .refill(Self::numbered_samples(&m.samples, m.entered), m.q.as_f64());
         m.bounds = bounds;
         Ok(m)
     }

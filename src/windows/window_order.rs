@@ -26,6 +26,18 @@ use super::series::extremes::key;
 use super::series::sorted;
 use crate::Float;
 
+/// The values of a window that are not NaN, each with its number in the
+/// stream (the first value's is `first`): what an order holds.
+pub(crate) fn numbered<F: Float>(
+    first: u64,
+    values: impl Iterator<Item = F>,
+) -> impl Iterator<Item = (F, u64)> {
+    (first..)
+        .zip(values)
+        .filter(|(_, x)| !x.is_nan())
+        .map(|(seq, x)| (x, seq))
+}
+
 /// The values that are not NaN, by the structure their window's length
 /// suits.
 #[derive(Clone, Debug)]

@@ -19,7 +19,6 @@
 //! rank are the push path's bit for bit. Only full windows of a stretch
 //! without NaN come here; the other windows go through [`super::sorted`].
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use super::extremes::{key, value};
@@ -81,43 +80,57 @@ struct Block {
 impl Block {
     /// The block of `values`, all linked in sorted order.
     fn new<F: Float>(values: &[F]) -> Self {
-        let len = values.len();
-        let end = u32::try_from(len).unwrap_or(u32::MAX);
+        let end = u32::try_from(values.len()).unwrap_or(u32::MAX);
         let keys: Vec<i64> = values.iter().map(|&x| key(x)).collect();
         let order = sorted_order(&keys, end);
-        let sentinel = Node {
+        let mut block = Self {
+            nodes: keys
+                .iter()
+                .map(|&key| Node {
+                    key,
+                    next: end,
+                    prev: end,
+                })
+                .chain([Self::sentinel(end)])
+                .collect(),
+            end,
+        };
+        let mut last = end;
+        for i in order {
+            block.join(last, i);
+            last = i;
+        }
+        block.join(last, end);
+        block
+    }
+
+    /// The sentinel of a block of `end` values (its key above every
+    /// value's): also what a read past the nodes gives.
+    fn sentinel(end: u32) -> Node {
+        Node {
             key: i64::MAX,
             next: end,
             prev: end,
-        };
-        let mut nodes = vec![sentinel; len + 1];
-        let mut last = end;
-        for i in order {
-            if let Some(n) = nodes.get_mut(last as usize) {
-                n.next = i;
-            }
-            if let Some(n) = nodes.get_mut(i as usize) {
-                n.key = keys.get(i as usize).copied().unwrap_or(i64::MAX);
-                n.prev = last;
-            }
-            last = i;
         }
-        if let Some(n) = nodes.get_mut(last as usize) {
-            n.next = end;
-        }
-        if let Some(n) = nodes.get_mut(len) {
-            n.prev = last;
-        }
-        Self { nodes, end }
     }
 
     #[inline]
     fn node(&self, i: u32) -> Node {
-        self.nodes.get(i as usize).copied().unwrap_or(Node {
-            key: i64::MAX,
-            next: self.end,
-            prev: self.end,
-        })
+        self.nodes
+            .get(i as usize)
+            .copied()
+            .unwrap_or(Self::sentinel(self.end))
+    }
+
+    /// Links `b` after `a`.
+    #[inline]
+    fn join(&mut self, a: u32, b: u32) {
+        if let Some(x) = self.nodes.get_mut(a as usize) {
+            x.next = b;
+        }
+        if let Some(x) = self.nodes.get_mut(b as usize) {
+            x.prev = a;
+        }
     }
 
     #[inline]
@@ -145,30 +158,17 @@ impl Block {
     /// Unlinks `i`, keeping its own links for [`relink`](Self::relink).
     #[inline]
     fn unlink(&mut self, i: u32) {
-        let Node {
-            next: n, prev: p, ..
-        } = self.node(i);
-        if let Some(x) = self.nodes.get_mut(p as usize) {
-            x.next = n;
-        }
-        if let Some(x) = self.nodes.get_mut(n as usize) {
-            x.prev = p;
-        }
+        let Node { next, prev, .. } = self.node(i);
+        self.join(prev, next);
     }
 
     /// Links `i` back where it was: the exact undoing of the last
     /// [`unlink`](Self::unlink) still in force.
     #[inline]
     fn relink(&mut self, i: u32) {
-        let Node {
-            next: n, prev: p, ..
-        } = self.node(i);
-        if let Some(x) = self.nodes.get_mut(p as usize) {
-            x.next = i;
-        }
-        if let Some(x) = self.nodes.get_mut(n as usize) {
-            x.prev = i;
-        }
+        let Node { next, prev, .. } = self.node(i);
+        self.join(prev, i);
+        self.join(i, next);
     }
 
     /// Empties the list in reverse order of the values' positions, so that
@@ -368,6 +368,7 @@ mod tests {
     use super::*;
     use crate::test_support::SplitMix;
     use crate::windows::ordered::rank;
+    use alloc::vec;
 
     /// The quantile of every full window, by sorting each window afresh.
     fn naive(values: &[f64], window: usize, q: f64) -> Vec<f64> {
