@@ -195,12 +195,11 @@ fn zero_of(x: f64) -> Option<i64> {
     (x == 0.0).then_some(0)
 }
 
-/// `i²` for an `i64` (one 64 × 64 → 128-bit product of magnitudes of at
-/// most `2^63`), at most `2^126`.
+/// `i²` for an `i64`, at most `2^126` (`(−2^63)²`): one signed 64 × 64 →
+/// 128-bit multiplication.
 #[inline]
 fn square64(i: i64) -> i128 {
-    let a = u128::from(i.unsigned_abs());
-    (a * a) as i128
+    i128::from(i) * i128::from(i)
 }
 
 /// A 256-bit unsigned integer as four 64-bit limbs, least significant
@@ -905,7 +904,11 @@ impl ExactSums {
     /// returns `false` and changes nothing when `new` does not fit.
     #[inline]
     pub(crate) fn replace(&mut self, old: f64, new: f64) -> bool {
-        if let (Some(a), Some(b)) = (self.small(new), self.small(old)) {
+        // One test after the other, each branching off on its own (a pair
+        // of options tested together kept both tests' flags alive).
+        if let Some(a) = self.small(new)
+            && let Some(b) = self.small(old)
+        {
             self.sum += i128::from(a) - i128::from(b);
             // Both squares are at most 2^126: so is their difference.
             self.add_squares(square64(a) - square64(b));

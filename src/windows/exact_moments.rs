@@ -134,7 +134,11 @@ impl<F: Float> WindowStats<F> for ExactMoments<F> {
     #[inline]
     fn replace(&mut self, old: F, new: F) {
         if self.on_exact {
-            self.retake |= !self.exact.replace(old.as_f64(), new.as_f64());
+            // A branch, not an `|=`: the flag is written only when a value
+            // does not fit, not read and stored back at every push.
+            if !self.exact.replace(old.as_f64(), new.as_f64()) {
+                self.retake = true;
+            }
         } else {
             self.fallback.replace(old, new);
         }
