@@ -15,6 +15,7 @@
 //! minimum of a window holding both is `−0.0` and its maximum `+0.0`. NaN
 //! never enters: the windows count it apart.
 
+use super::spare::release_spare;
 use alloc::collections::VecDeque;
 
 use crate::Float;
@@ -66,6 +67,14 @@ impl<F: Float> Extrema<F> {
         while self.high.front().is_some_and(|&(s, _)| s < oldest) {
             self.high.pop_front();
         }
+        release_spare(&mut self.low);
+        release_spare(&mut self.high);
+    }
+
+    /// The room of the two deques (a test's view of their memory).
+    #[cfg(test)]
+    pub(crate) fn room(&self) -> usize {
+        self.low.capacity() + self.high.capacity()
     }
 
     /// The least value held, `None` when none is.

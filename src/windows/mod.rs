@@ -36,6 +36,7 @@ pub(crate) mod ordered;
 mod policy;
 mod ring;
 pub(crate) mod series;
+mod spare;
 #[cfg(feature = "serde")]
 mod state;
 mod time_quantile;

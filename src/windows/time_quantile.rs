@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use super::bounds::{Bounds, Closed};
 use super::interpolation::Interpolation;
 use super::policy::Policy;
+use super::spare::release_spare;
 use super::window_order::{WindowOrder, numbered};
 use crate::NanPolicy;
 use crate::error::check_unit_interval;
@@ -35,7 +36,9 @@ use crate::{Error, Float};
 /// # Memory
 ///
 /// Every sample inside the span is kept, once in a queue and once in
-/// order: memory grows with the number of samples in the span.
+/// order: memory grows with the number of samples in the span, and once
+/// a burst has left, the room it took is given back (the queues keep at
+/// most four times, and at least twice, what they hold).
 ///
 /// # Speed
 ///
@@ -258,6 +261,8 @@ impl<F: Float> TimeQuantile<F> {
         // One leaving and one entering (the steady state) is one exchange.
         self.order.exchange_many(&self.leaving, entering, q);
         self.leaving.clear();
+        release_spare(&mut self.leaving);
+        release_spare(&mut self.samples);
         self.fit_order();
         Ok(self.quantile_or_nan())
     }
@@ -604,6 +609,24 @@ mod tests {
     use super::*;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn the_room_of_a_burst_is_given_back_once_it_has_left() {
+        let mut m = TimeQuantile::median(1.0).unwrap();
+        for k in 0..100_000 {
+            m.push_at(0.0, f64::from(k % 1000)).unwrap();
+        }
+        assert!(m.samples.capacity() >= 100_000);
+        assert_eq!(m.push_at(5.0, 7.0).unwrap(), 7.0);
+        assert!(m.samples.capacity() < 256, "{}", m.samples.capacity());
+        assert!(m.leaving.capacity() < 256, "{}", m.leaving.capacity());
+        // And the window goes on as one that never held the burst.
+        let mut fresh = TimeQuantile::median(1.0).unwrap();
+        fresh.push_at(5.0, 7.0).unwrap();
+        for (t, x) in [(5.5, 1.0), (5.75, -2.0), (6.25, 4.0), (6.5, 3.0)] {
+            assert_eq!(m.push_at(t, x).unwrap(), fresh.push_at(t, x).unwrap());
+        }
+    }
 
     #[test]
     fn auto_traits() {

@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use super::bounds::{Bounds, Closed};
 use super::extrema::{Extrema, Extreme};
 use super::policy::Policy;
+use super::spare::release_spare;
 #[cfg(feature = "serde")]
 use super::state::SumsState;
 use super::window::{NonFinite, ShiftedMoments, WindowStats};
@@ -43,7 +44,9 @@ use crate::{Error, Float};
 ///
 /// Every sample inside the span is kept (its time and value, and up to two
 /// deque entries): memory grows with the number of samples in the span,
-/// without bound if they keep arriving faster. Use a count window
+/// without bound if they keep arriving faster, and once a burst has left,
+/// the room it took is given back (the queues keep at most four times, and
+/// at least twice, what they hold). Use a count window
 /// ([`MovingVariance`](crate::MovingVariance),
 /// [`MovingMinMax`](crate::MovingMinMax)) where memory must be bounded.
 ///
@@ -355,6 +358,7 @@ impl<F: Float> TimeWindow<F> {
         }
         self.extrema
             .evict_before(self.pushed - self.samples.len() as u64);
+        release_spare(&mut self.samples);
     }
 
     /// Recomputes the statistics of the window from its values; the
@@ -1305,6 +1309,32 @@ mod tests {
     use alloc::vec::Vec;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn the_room_of_a_burst_is_given_back_once_it_has_left() {
+        let mut w = TimeWindow::new(1.0).unwrap();
+        // A falling burst: every value stays in the maximum's deque.
+        for k in 0..100_000 {
+            w.push_at(0.0, f64::from(100_000 - k)).unwrap();
+        }
+        assert!(w.samples.capacity() >= 100_000 && w.extrema.room() >= 100_000);
+        w.push_at(5.0, 7.0).unwrap();
+        assert!(w.samples.capacity() < 256, "{}", w.samples.capacity());
+        assert!(w.extrema.room() < 512, "{}", w.extrema.room());
+        assert_eq!(
+            (w.mean(), w.min(), w.max()),
+            (Some(7.0), Some(7.0), Some(7.0))
+        );
+        // And the window goes on as one that never held the burst.
+        let mut fresh = TimeWindow::new(1.0).unwrap();
+        fresh.push_at(5.0, 7.0).unwrap();
+        for (t, x) in [(5.5, 1.0), (5.75, -2.0), (6.25, 4.0)] {
+            w.push_at(t, x).unwrap();
+            fresh.push_at(t, x).unwrap();
+            assert_eq!(w.mean(), fresh.mean());
+            assert_eq!((w.min(), w.max()), (fresh.min(), fresh.max()));
+        }
+    }
 
     #[test]
     fn auto_traits() {
