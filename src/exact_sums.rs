@@ -293,18 +293,20 @@ fn small_quotient_to_f64(a: u128, m: u64, exp: i32) -> f64 {
     round_to_f64(q, exp - k, a - q * m != 0)
 }
 
-/// `a/d · 2^exp`, correctly rounded, by [`checked_quotient`] (without a
-/// fused multiply-add, which baseline code has only as a call), or `None`
-/// where that does not serve: `a` of `2^104` or more, `d` or `exp` out of
-/// [`quick_quotient_fits`]'s range, or the quotient near a rounding
-/// boundary.
+/// `a/d · 2^exp`, correctly rounded, by [`checked_quotient`] (with the
+/// CPU's fused multiply-add where it has one: baseline code has it only as
+/// a call), or `None` where that does not serve: `a` of `2^104` or more,
+/// `d` or `exp` out of [`quick_quotient_fits`]'s range, or the quotient
+/// near a rounding boundary.
 fn quick_quotient(a: u128, d: u64, exp: i32) -> Option<f64> {
     if a >> 104 != 0 || !quick_quotient_fits(d, exp) {
         return None;
     }
-    let (high, low) = ((a >> 52) as u64, a as u64 & ((1 << 52) - 1));
-    let d = d as f64;
-    let q = checked_quotient::<false>(high as f64, low as f64, d, 1.0 / d);
+    // Each below 2^52: converted as signed integers, one instruction each
+    // (an unsigned 64-bit one takes a test and a branch on baseline x86-64).
+    let (high, low) = ((a >> 52) as i64, (a as u64 & ((1 << 52) - 1)) as i64);
+    let d = d as i64 as f64;
+    let q = crate::kernels::checked_quotient(high as f64, low as f64, d, 1.0 / d);
     (!q.is_nan()).then(|| q * pow2(exp))
 }
 

@@ -76,6 +76,14 @@ pub(crate) fn sorted_replace_run<F: crate::Float>(
     arch::sorted_replace_run(detect(), sorted, olds, news, rank, out);
 }
 
+/// `exact_sums::checked_quotient` for one read (a mean or a variance of
+/// the exact sums), with the CPU's fused multiply-add when it has one
+/// (see `arch::checked_quotient`).
+#[inline]
+pub(crate) fn checked_quotient(a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
+    arch::checked_quotient(detect(), a, b, d, inv_d)
+}
+
 /// `MovingStats`' variance series over a run on one grid, compiled for
 /// this CPU (see `arch::exact_var_run`).
 #[inline]

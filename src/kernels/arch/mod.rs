@@ -388,6 +388,22 @@ pub(crate) fn exact_mean_run<F: Float>(
     }
 }
 
+/// `exact_sums::checked_quotient` (one correctly rounded read of exact
+/// sums), with its residual by a fused multiply-add where the CPU has one:
+/// a shorter chain than Dekker's product, which a read after every push
+/// waits on (see `x86_64::series::checked_quotient`).
+#[inline]
+pub(crate) fn checked_quotient(path: Path, a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
+    match path {
+        Path::Portable => crate::exact_sums::checked_quotient::<false>(a, b, d, inv_d),
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
+        // and F16C on this CPU, which is all `x86_64::series::checked_quotient`
+        // requires.
+        Path::Avx2Fma => unsafe { x86_64::series::checked_quotient(a, b, d, inv_d) },
+    }
+}
+
 /// Whether [`sorted_replace_run`] keeps a window of `window` keys in
 /// registers on `path`.
 #[inline]

@@ -52,6 +52,17 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
     crate::windows::series::exact_mean::run(older, newer, xs, out, &Avx2)
 }
 
+/// `exact_sums::checked_quotient` with its residual by one fused
+/// multiply-add.
+///
+/// # Safety
+///
+/// The CPU must have AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(in crate::kernels::arch) unsafe fn checked_quotient(a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
+    crate::exact_sums::checked_quotient::<true>(a, b, d, inv_d)
+}
+
 /// `windows::series::exact_var::run`, with AVX2 and FMA.
 ///
 /// # Safety
