@@ -104,13 +104,38 @@ fn signed_product(a: i128, b: i128) -> U256 {
 /// assert!(!sums.add(f64::NAN, 1.0));
 /// assert_eq!(sums.count(), 3);
 /// ```
+///
+/// With the `serde` feature the sums serialize as each column's (see
+/// [`ExactSums`]) and `Σxy/2^(base_x + base_y)` as a decimal string, and
+/// restore to the same sums; a cross sum beyond Cauchy–Schwarz is refused.
+///
+/// ```
+/// # #[cfg(feature = "serde")]
+/// # {
+/// let mut sums = momenta::ExactCoSums::new();
+/// for (x, y) in [(1.0, 2.0), (2.0, 4.0), (3.0, 7.0)] {
+///     sums.add(x, y);
+/// }
+/// let back: momenta::ExactCoSums =
+///     serde_json::from_str(&serde_json::to_string(&sums).unwrap()).unwrap();
+/// assert_eq!(back, sums);
+/// # }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(into = "crate::exact_state::ExactCoSumsState")
+)]
 pub struct ExactCoSums {
     x: ExactSums,
     y: ExactSums,
     /// `Σ(x/2^base_x)(y/2^base_y)`, two's complement.
     cross: U256,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([] ExactCoSums, crate::exact_state::ExactCoSumsState);
 
 impl ExactCoSums {
     /// No pairs.
@@ -299,6 +324,15 @@ impl ExactCoSums {
     /// ```
     #[must_use]
     pub fn to_covariance(&self) -> crate::Covariance<f64> {
+        // Exact sums read correctly rounded meet Cauchy–Schwarz within the
+        // room `from_parts` leaves for rounding.
+        self.checked_covariance().unwrap_or_default()
+    }
+
+    /// [`to_covariance`](Self::to_covariance), or the error of
+    /// `Covariance::from_parts` when the sums break Cauchy–Schwarz (which
+    /// the sums of pairs never do).
+    fn checked_covariance(&self) -> Result<crate::Covariance<f64>, crate::Error> {
         let (x, y) = (
             self.x.to_variance().to_parts(),
             self.y.to_variance().to_parts(),
@@ -313,9 +347,60 @@ impl ExactCoSums {
             m2_y: y.m2,
             comoment: self.comoment(),
         };
-        // Exact sums read correctly rounded meet Cauchy–Schwarz within the
-        // room `from_parts` leaves for rounding.
-        crate::Covariance::from_parts(parts).unwrap_or_default()
+        crate::Covariance::from_parts(parts)
+    }
+
+    /// The two columns' sums and the cross sum: what a checkpoint keeps.
+    #[cfg(feature = "serde")]
+    pub(crate) fn into_parts(self) -> (ExactSums, ExactSums, U256) {
+        (self.x, self.y, self.cross)
+    }
+
+    /// The sums of [`into_parts`](Self::into_parts), or the bound they
+    /// break: as many values in both columns, each product below
+    /// `2^(2·LIMIT)` units, the cross sum of one pair the product of its
+    /// sums, and of more the co-moment within Cauchy–Schwarz of the two
+    /// variances.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_parts(
+        x: ExactSums,
+        y: ExactSums,
+        cross: U256,
+    ) -> Result<Self, alloc::string::String> {
+        let magnitude = if cross[3] >> 63 == 0 {
+            cross
+        } else {
+            negate(cross)
+        };
+        let n = x.count();
+        if n != y.count() {
+            return Err(alloc::format!(
+                "x and y must hold as many values, got {n} and {}",
+                y.count()
+            ));
+        }
+        if n == 0 {
+            return if magnitude == [0; 4] {
+                Ok(Self::default())
+            } else {
+                Err("an empty set's cross sum must be 0".into())
+            };
+        }
+        // |Σxy| < n·2^188: its top 128 bits below n·2^60.
+        let top = u128::from(magnitude[2]) | (u128::from(magnitude[3]) << 64);
+        if top >= u128::from(n) << (2 * crate::exact_sums::LIMIT - 128) {
+            return Err("cross must be below count·2^188 in magnitude".into());
+        }
+        let sums = Self { x, y, cross };
+        if n == 1 && cross != signed_product(sums.x.sum(), sums.y.sum()) {
+            return Err("the cross sum of one pair must be the product of its sums".into());
+        }
+        if n >= 2
+            && let Err(e) = sums.checked_covariance()
+        {
+            return Err(alloc::format!("cross: {e}"));
+        }
+        Ok(sums)
     }
 }
 

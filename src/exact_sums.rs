@@ -79,6 +79,17 @@ const SMALL: i32 = 62;
 /// The most values the sums hold (see the module doc).
 const MAX_COUNT: u32 = u32::MAX;
 
+/// The finest base a set of finite values takes: [`ExactSums::base_for`]
+/// puts the finest bit (at least `2^-1074`) at most `(LIMIT − 1)/2` bits
+/// above the base, and a lowered base (`lower_base_for`) goes at most as
+/// far below the value that lowered it.
+#[cfg(feature = "serde")]
+pub(crate) const MIN_BASE: i32 = -1074 - (LIMIT - 1) / 2;
+
+/// The coarsest: one bit at `2^1023`, centred in the `LIMIT` bits.
+#[cfg(feature = "serde")]
+pub(crate) const MAX_BASE: i32 = 1023 - (LIMIT - 1) / 2;
+
 /// `x` as its sign, the integer `m < 2^53` and the exponent `e` with
 /// `|x| = m·2^e` (`e = −1074` for subnormals and zeros).
 #[inline]
@@ -218,6 +229,19 @@ pub(crate) fn mul_small(a: U256, b: u64) -> U256 {
     out
 }
 
+/// `a + b` for `a + b < 2^256`.
+#[cfg(feature = "serde")]
+pub(crate) fn add_small(a: U256, b: u64) -> U256 {
+    let mut out = a;
+    let mut carry = b;
+    for limb in &mut out {
+        let (s, c) = limb.overflowing_add(carry);
+        *limb = s;
+        carry = u64::from(c);
+    }
+    out
+}
+
 /// `a²` for `a < 2^128`.
 pub(crate) fn square(a: u128) -> U256 {
     let (h, l) = ((a >> 64) as u64, a as u64);
@@ -265,7 +289,7 @@ pub(crate) fn shift_left(a: U256, k: u32) -> U256 {
 }
 
 /// `a / m` for `m > 0`: the quotient and the remainder.
-fn div_small(a: U256, m: u64) -> (U256, u64) {
+pub(crate) fn div_small(a: U256, m: u64) -> (U256, u64) {
     let (mut q, mut r) = ([0; 4], 0_u128);
     let m = u128::from(m);
     for i in (0..4).rev() {
@@ -445,7 +469,44 @@ fn wide_quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
 /// assert!(!sums.add(f64::NAN));
 /// assert_eq!(sums.count(), 3);
 /// ```
+///
+/// # Checkpoints
+///
+/// With the `serde` feature the sums serialize as their integers: the
+/// count, the base, and `Σx/2^base` and `Σx²/2^(2·base)` as decimal
+/// strings (they reach 220 bits, beyond any format's integers). Restored,
+/// they are the same sums: every read gives the same bits and every later
+/// value is taken or refused alike. Integers that no set of finite values
+/// could leave (a variance below zero, a value beyond the 94 bits, a base
+/// no finite value has) are refused with the bound they break.
+///
+/// ```
+/// # #[cfg(feature = "serde")]
+/// # {
+/// use momenta::ExactSums;
+///
+/// let mut sums = ExactSums::new();
+/// for x in [1.0, 2.0, 3.0] {
+///     sums.add(x);
+/// }
+/// let json = serde_json::to_string(&sums).unwrap();
+/// let mut back: ExactSums = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back, sums);
+/// assert_eq!(back.add(4.0), sums.add(4.0));
+/// assert_eq!(back.sample_variance(), Some(5.0 / 3.0));
+///
+/// // Σx² below (Σx)²/n: no values have these sums.
+/// let broken = r#"{"count":3,"base":0,"sum":"6","squares":"11"}"#;
+/// let e = serde_json::from_str::<ExactSums>(broken).unwrap_err();
+/// assert!(e.to_string().contains("squares must be at least sum²/count"));
+/// # }
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(into = "crate::exact_state::ExactSumsState")
+)]
 // One cache line: a `GROUP BY` keeps a vector of them.
 #[repr(align(64))]
 pub struct ExactSums {
@@ -461,6 +522,9 @@ pub struct ExactSums {
     /// `2^-base` when that is a normal `f64`, else 0 (no fast route).
     scale: f64,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([] ExactSums, crate::exact_state::ExactSumsState);
 
 impl ExactSums {
     /// No values.
@@ -711,6 +775,76 @@ impl ExactSums {
     /// `Σx / 2^base`.
     pub(crate) fn sum(&self) -> i128 {
         self.sum
+    }
+
+    /// The count, the base, `Σx / 2^base` and `Σx² / 2^(2·base)`: the
+    /// integers a checkpoint keeps.
+    #[cfg(feature = "serde")]
+    pub(crate) fn integers(&self) -> (u32, i32, i128, U256) {
+        let q = [
+            self.squares_lo as u64,
+            (self.squares_lo >> 64) as u64,
+            self.squares_hi as u64,
+            (self.squares_hi >> 64) as u64,
+        ];
+        (self.count, self.base, self.sum, q)
+    }
+
+    /// The sums of [`integers`](Self::integers), or the bound they break:
+    /// no values and all zero, or a base of a set of finite values (see
+    /// [`MIN_BASE`]), every value below `2^LIMIT` units (`|S| < n·2^LIMIT`,
+    /// `Q < n·2^(2·LIMIT)`), and `n·Q ≥ S²` (equal for one value).
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_integers(
+        count: u32,
+        base: i32,
+        sum: i128,
+        squares: U256,
+    ) -> Result<Self, alloc::string::String> {
+        if count == 0 {
+            if base != 0 || sum != 0 || squares != [0; 4] {
+                return Err("an empty set's base, sum and squares must be 0".into());
+            }
+            return Ok(Self::default());
+        }
+        if !(MIN_BASE..=MAX_BASE).contains(&base) {
+            return Err(alloc::format!(
+                "base must be between {MIN_BASE} and {MAX_BASE} (the bases of sets of finite \
+                 values), got {base}"
+            ));
+        }
+        if sum.unsigned_abs() >= u128::from(count) << LIMIT {
+            return Err(alloc::format!(
+                "sum must be below count·2^{LIMIT} in magnitude (each value below 2^{LIMIT} units)"
+            ));
+        }
+        // Q < n·2^(2·LIMIT) = n·2^188: its top 128 bits below n·2^60.
+        let top = u128::from(squares[2]) | (u128::from(squares[3]) << 64);
+        if top >= u128::from(count) << (2 * LIMIT - 128) {
+            return Err(alloc::format!(
+                "squares must be below count·2^{} (each square below 2^{0})",
+                2 * LIMIT
+            ));
+        }
+        // Both below 2^252: a difference with its top bit set is negative.
+        let d = sub(
+            mul_small(squares, u64::from(count)),
+            square(sum.unsigned_abs()),
+        );
+        if d[3] >> 63 != 0 {
+            return Err("squares must be at least sum²/count (a variance is not negative)".into());
+        }
+        if count == 1 && d != [0; 4] {
+            return Err("the squares of one value must be its sum squared".into());
+        }
+        Ok(Self {
+            count,
+            base,
+            sum,
+            squares_lo: u128::from(squares[0]) | (u128::from(squares[1]) << 64),
+            squares_hi: u128::from(squares[2]) | (u128::from(squares[3]) << 64),
+            scale: Self::scale_for(base),
+        })
     }
 
     /// `x / 2^base` when it is an integer in the `i64` range (the

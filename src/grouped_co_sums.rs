@@ -270,11 +270,36 @@ impl Pending {
 /// assert_eq!(first, one);
 /// # Ok::<(), momenta::Error>(())
 /// ```
+///
+/// With the `serde` feature the groups serialize as each group's
+/// [`ExactCoSums`], its pending rows added in (`{"groups": [...]}`), and
+/// restore to groups that read the same sums and take the same rows.
+///
+/// ```
+/// # #[cfg(feature = "serde")]
+/// # {
+/// let mut groups = momenta::GroupedCoSums::new();
+/// groups.resize(2);
+/// groups.add(1, 3.0, 1.0).unwrap();
+/// let json = serde_json::to_string(&groups).unwrap();
+/// let back: momenta::GroupedCoSums = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back.len(), 2);
+/// assert_eq!(back.sums(1), groups.sums(1));
+/// # }
+/// ```
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(into = "crate::exact_state::GroupedCoSumsState")
+)]
 pub struct GroupedCoSums {
     pending: Vec<Pending>,
     sums: Vec<ExactCoSums>,
 }
+
+#[cfg(feature = "serde")]
+crate::serde_path::restore_from!([] GroupedCoSums, crate::exact_state::GroupedCoSumsState);
 
 impl GroupedCoSums {
     /// No groups.
@@ -452,6 +477,15 @@ impl GroupedCoSums {
     pub fn heap_bytes(&self) -> usize {
         self.pending.capacity() * size_of::<Pending>()
             + self.sums.capacity() * size_of::<ExactCoSums>()
+    }
+
+    /// Groups holding `sums`, none pending.
+    #[cfg(feature = "serde")]
+    pub(crate) fn from_sums(sums: Vec<ExactCoSums>) -> Self {
+        Self {
+            pending: alloc::vec![Pending::default(); sums.len()],
+            sums,
+        }
     }
 
     /// [`Pending::add_slow`] for `group`.

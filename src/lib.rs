@@ -286,7 +286,10 @@
 //! would round differently from sums that saw every value pass through.
 //! `MovingStats` on its exact integer sums takes them afresh, which gives
 //! them exactly (off them, it carries its compensated sums as
-//! `MovingVariance` does).
+//! `MovingVariance` does). The exact sums themselves ([`ExactSums`],
+//! [`ExactCoSums`], [`GroupedCoSums`], each group with its pending rows
+//! added in) carry their integers as decimal strings, checked against
+//! the bounds the integers of finite values keep.
 //!
 //! ```
 //! # #[cfg(feature = "serde")]
@@ -383,6 +386,8 @@ mod cumulative;
 mod error;
 mod exact_co_sums;
 mod exact_grouped;
+#[cfg(feature = "serde")]
+mod exact_state;
 mod exact_sums;
 mod exponential;
 mod float;

@@ -9,9 +9,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use momenta::{
-    Covariance, Ema, EwCovariance, EwVariance, Float, Kurtosis, Mean, Merge, MinMax, Momentum,
-    MovingAverage, MovingMinMax, MovingQuantile, MovingVariance, Skewness, TimeWindow, Variance,
-    WeightedMean, WeightedVariance,
+    Covariance, Ema, EwCovariance, EwVariance, ExactCoSums, ExactSums, Float, GroupedCoSums,
+    Kurtosis, Mean, Merge, MinMax, Momentum, MovingAverage, MovingMinMax, MovingQuantile,
+    MovingVariance, Skewness, TimeWindow, Variance, WeightedMean, WeightedVariance,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -422,6 +422,39 @@ fn batchnorm(data: &[u8]) {
     }
 }
 
+/// The exact sums: whatever restores reads every statistic without a
+/// panic, a variance not negative and a correlation within [−1, 1], and
+/// goes on taking values.
+fn exact(data: &[u8]) {
+    if let Ok(mut s) = serde_json::from_slice::<ExactSums>(data) {
+        reserialize(&s);
+        let _ = s.mean();
+        non_negative(s.population_variance());
+        non_negative(s.sample_variance());
+        for x in PUSHES {
+            s.add(x);
+            non_negative(s.sample_variance());
+        }
+    }
+    if let Ok(mut s) = serde_json::from_slice::<ExactCoSums>(data) {
+        reserialize(&s);
+        for (x, y) in PUSHES.iter().zip(PUSHES.iter().rev()) {
+            let r = s.to_covariance().correlation();
+            assert!(r.is_none_or(|r| r.abs() <= 1.0), "correlation {r:?}");
+            s.add(*x, *y);
+        }
+    }
+    if let Ok(mut g) = serde_json::from_slice::<GroupedCoSums>(data) {
+        reserialize(&g);
+        for group in 0..g.len().min(4) {
+            for (x, y) in PUSHES.iter().zip(PUSHES.iter().rev()) {
+                let _ = g.add(group, *x, *y);
+            }
+            let _ = g.sums(group).map(|s| s.comoment());
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     batchnorm(data);
     mean::<f64>(data);
@@ -443,4 +476,5 @@ fuzz_target!(|data: &[u8]| {
     moving_variance(data);
     order_statistics(data);
     momentum(data);
+    exact(data);
 });

@@ -34,6 +34,9 @@ mod ema;
 mod ewm;
 /// Mean and variance against exact rational arithmetic.
 mod exact;
+/// Checkpoints of the exact sums: continued bit for bit after every
+/// prefix of a hostile stream, and the states no values leave refused.
+mod exact_checkpoint;
 /// `ExactSums`: exact rationals, any order, refusals.
 mod exact_sums;
 /// Inputs the fuzz targets found, replayed.
