@@ -130,8 +130,8 @@ impl TryFrom<ExactCoSumsState> for ExactCoSums {
     }
 }
 
-impl From<GroupedCoSums> for GroupedCoSumsState {
-    fn from(groups: GroupedCoSums) -> Self {
+impl From<&GroupedCoSums> for GroupedCoSumsState {
+    fn from(groups: &GroupedCoSums) -> Self {
         Self {
             groups: (0..groups.len())
                 .filter_map(|g| groups.sums(g))

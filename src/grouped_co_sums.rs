@@ -288,11 +288,6 @@ impl Pending {
 /// # }
 /// ```
 #[derive(Clone, Debug, Default)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize),
-    serde(into = "crate::exact_state::GroupedCoSumsState")
-)]
 pub struct GroupedCoSums {
     pending: Vec<Pending>,
     sums: Vec<ExactCoSums>,
@@ -300,6 +295,14 @@ pub struct GroupedCoSums {
 
 #[cfg(feature = "serde")]
 crate::serde_path::restore_from!([] GroupedCoSums, crate::exact_state::GroupedCoSumsState);
+
+/// Each group's sums, read one at a time (not a clone of all the groups).
+#[cfg(feature = "serde")]
+impl serde::Serialize for GroupedCoSums {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::exact_state::GroupedCoSumsState::from(self).serialize(serializer)
+    }
+}
 
 impl GroupedCoSums {
     /// No groups.
