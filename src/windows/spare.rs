@@ -5,10 +5,10 @@
 //! empties again, so the burst's memory would stay for as long as the
 //! window lives. [`release_spare`] gives back the spare room once a queue
 //! holds less than a quarter of its capacity, keeping twice what it holds:
-//! the room shrinks by half at least each time, and it takes as many
-//! removals as the queue then holds to come back to the rule, so the copy
-//! costs O(1) a sample, amortized. Small queues (up to [`KEEP`]) are left
-//! alone, so a steady window never reallocates.
+//! the queue must then lose half of what it holds before the rule applies
+//! again, so the copy of what it holds costs O(1) a removal, amortized.
+//! Small queues (up to [`KEEP`]) are left alone, so a steady window never
+//! reallocates.
 
 use alloc::collections::VecDeque;
 use alloc::vec::Vec;
