@@ -186,6 +186,77 @@ impl ExactCoSums {
         &self.y
     }
 
+    /// Takes in every pair of `other`, exactly: the sums of the union of
+    /// the two sets, for a reduction over threads, processes or machines;
+    /// or returns `false` and changes nothing when either column of the
+    /// union does not fit its integers (as [`ExactSums::merge`] says). The
+    /// statistics of the merged sums are those of the union, bit for bit,
+    /// whatever the order of the merges.
+    ///
+    /// ```
+    /// use momenta::ExactCoSums;
+    ///
+    /// let pairs = [(1e9 + 1.0, 2e-3), (1e9 + 2.0, 4e-3), (1e9 + 3.0, 7e-3), (1e9, 0.0)];
+    /// let (mut left, mut right, mut all) = (ExactCoSums::new(), ExactCoSums::new(), ExactCoSums::new());
+    /// for (i, &(x, y)) in pairs.iter().enumerate() {
+    ///     if i < 2 { left.add(x, y) } else { right.add(x, y) };
+    ///     all.add(x, y);
+    /// }
+    /// assert!(left.merge(&right));
+    /// assert_eq!(left.comoment(), all.comoment());
+    /// assert_eq!(
+    ///     left.to_covariance().correlation(),
+    ///     all.to_covariance().correlation()
+    /// );
+    /// ```
+    #[must_use = "a refused merge changes nothing: keep the other sums another way"]
+    pub fn merge(&mut self, other: &Self) -> bool {
+        if other.count() == 0 {
+            return true;
+        }
+        if self.count() == 0 {
+            *self = other.clone();
+            return true;
+        }
+        if u32::try_from(self.count() + other.count()).is_err() {
+            return false;
+        }
+        // Each column at the finer of its two bases: how far each side's
+        // goes down, checked on all four before anything changes.
+        let down = |a: &ExactSums, b: &ExactSums| (a.base() - b.base()).max(0);
+        let (self_x, self_y) = (down(&self.x, &other.x), down(&self.y, &other.y));
+        let (other_x, other_y) = (down(&other.x, &self.x), down(&other.y, &self.y));
+        if self_x > self.x.room()
+            || self_y > self.y.room()
+            || other_x > other.x.room()
+            || other_y > other.y.room()
+        {
+            return false;
+        }
+        let mut other = other.clone();
+        self.lower_bases_by(self_x, self_y);
+        other.lower_bases_by(other_x, other_y);
+        // At equal bases, and the count checked above: both are taken.
+        let taken = self.x.merge(&other.x) && self.y.merge(&other.y);
+        debug_assert!(taken, "columns at one base, counts in range");
+        self.cross = add(self.cross, other.cross);
+        true
+    }
+
+    /// Both columns' bases `kx` and `ky` bits finer (each within its
+    /// room), the cross sum with them.
+    fn lower_bases_by(&mut self, kx: i32, ky: i32) {
+        if kx > 0 {
+            self.x.lower_base_by(kx);
+        }
+        if ky > 0 {
+            self.y.lower_base_by(ky);
+        }
+        if kx + ky > 0 {
+            self.cross = shift_left(self.cross, (kx + ky) as u32);
+        }
+    }
+
     /// Takes in the pair `(x, y)` exactly; or returns `false` and changes
     /// nothing that can be read when either column cannot hold its value
     /// (as [`ExactSums::add`] says).

@@ -451,7 +451,9 @@ fn wide_quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
 /// the 2³²-th value) is refused: [`add`](Self::add) returns `false` and
 /// the sums are unchanged, and the caller keeps that value another way
 /// (in a [`Variance`](crate::Variance), say, merged with
-/// [`to_variance`](Self::to_variance) at the end). It needs no `std`.
+/// [`to_variance`](Self::to_variance) at the end). The sums of two sets
+/// [`merge`](Self::merge) into those of their union, exactly. It needs no
+/// `std`.
 ///
 /// ```
 /// use momenta::ExactSums;
@@ -572,6 +574,73 @@ impl ExactSums {
     #[inline]
     pub fn add(&mut self, x: f64) -> bool {
         self.add_fitting(x) || (self.lower_base_for(x) > 0 && self.add_fitting(x))
+    }
+
+    /// Takes in every value of `other`, exactly: the sums of the union of
+    /// the two sets, for a reduction over threads, processes or machines.
+    /// Or returns `false` and changes nothing when the union does not fit
+    /// the integers: its binades span more than 94 bits, or it holds more
+    /// than 2³² − 1 values. All or nothing: a set whose values could be
+    /// taken one by one in part is refused as a whole.
+    ///
+    /// The statistics of the merged sums are those of the union, bit for
+    /// bit whatever the order of the merges and of the values in them
+    /// (they are read from the exact integers). The base may differ from
+    /// that of the values added one by one into one set.
+    ///
+    /// ```
+    /// use momenta::ExactSums;
+    ///
+    /// let (mut left, mut right, mut all) = (ExactSums::new(), ExactSums::new(), ExactSums::new());
+    /// for (i, x) in [1e9 + 0.25, 3.0, 1e9 + 0.5, -7.5, 1e9].into_iter().enumerate() {
+    ///     if i % 2 == 0 { left.add(x) } else { right.add(x) };
+    ///     all.add(x);
+    /// }
+    /// assert!(left.merge(&right));
+    /// assert_eq!(left.count(), 5);
+    /// assert_eq!(left.mean(), all.mean());
+    /// assert_eq!(left.sample_variance(), all.sample_variance());
+    ///
+    /// // 1e300 beside 1e-300 spans too many binades: refused, unchanged.
+    /// let (mut tiny, mut huge) = (ExactSums::new(), ExactSums::new());
+    /// tiny.add(1e-300);
+    /// huge.add(1e300);
+    /// assert!(!tiny.merge(&huge));
+    /// assert_eq!(tiny.mean(), Some(1e-300));
+    /// ```
+    #[must_use = "a refused merge changes nothing: keep the other sums another way"]
+    pub fn merge(&mut self, other: &Self) -> bool {
+        if other.count == 0 {
+            return true;
+        }
+        if self.count == 0 {
+            *self = other.clone();
+            return true;
+        }
+        let Some(count) = self.count.checked_add(other.count) else {
+            return false;
+        };
+        // Both at the finer of the two bases, when the coarser set's
+        // values stay below 2^LIMIT units there.
+        let k = self.base - other.base;
+        let mut other = other.clone();
+        if k > 0 {
+            if k > self.room() {
+                return false;
+            }
+            self.lower_base_by(k);
+        } else if k < 0 {
+            if -k > other.room() {
+                return false;
+            }
+            other.lower_base_by(-k);
+        }
+        self.count = count;
+        self.sum += other.sum;
+        let (lo, carry) = self.squares_lo.overflowing_add(other.squares_lo);
+        self.squares_lo = lo;
+        self.squares_hi += other.squares_hi + u128::from(carry);
+        true
     }
 
     /// The mean, correctly rounded (to nearest, ties to even); `None`
@@ -703,18 +772,29 @@ impl ExactSums {
             return 0;
         }
         let need = self.base - (e + m.trailing_zeros() as i32);
-        // Every value held is below 2^held at the present base: its
-        // square is at most Q.
+        let room = self.room();
+        if need <= 0 || need > room {
+            return 0;
+        }
+        let k = need + (room - need) / 2;
+        self.lower_base_by(k);
+        k as u32
+    }
+
+    /// How many bits the base can go down with every value held still
+    /// below `2^LIMIT` units: each is below `2^((q_bits + 1)/2)` units,
+    /// its square being at most `Q`.
+    pub(crate) fn room(&self) -> i32 {
         let q_bits = if self.squares_hi == 0 {
             128 - self.squares_lo.leading_zeros() as i32
         } else {
             256 - self.squares_hi.leading_zeros() as i32
         };
-        let room = LIMIT - (q_bits + 1) / 2;
-        if need <= 0 || need > room {
-            return 0;
-        }
-        let k = need + (room - need) / 2;
+        LIMIT - (q_bits + 1) / 2
+    }
+
+    /// The same sums at a base `k` bits finer, `0 < k ≤` [`room`](Self::room).
+    pub(crate) fn lower_base_by(&mut self, k: i32) {
         // |S| ≤ n·max stays below 2^(32 + LIMIT) = 2^126, Q below 2^220.
         self.sum <<= k;
         let t = (2 * k) as u32;
@@ -727,7 +807,6 @@ impl ExactSums {
         }
         self.base -= k;
         self.scale = Self::scale_for(self.base);
-        k as u32
     }
 
     /// `x / 2^base`, an integer below `2^LIMIT` in magnitude, when `x` is

@@ -464,3 +464,156 @@ fn grouped_co_sums_law_is_the_row_by_row_loop() {
         .tests(200)
         .quickcheck(law as fn(u64, u8, u16, u16) -> bool);
 }
+
+/// Sums that merge: built from a chunk (with how many values they
+/// took), merged, and read as bits.
+trait Merged: Clone + PartialEq + std::fmt::Debug {
+    type Value: Clone;
+    type Read: PartialEq;
+    fn of(chunk: &[Self::Value]) -> (Self, usize);
+    fn merge_in(&mut self, other: &Self) -> bool;
+    fn read(&self) -> Self::Read;
+    fn size(&self) -> u64;
+}
+
+impl Merged for ExactSums {
+    type Value = f64;
+    type Read = [u64; 4];
+    fn of(chunk: &[f64]) -> (Self, usize) {
+        sums_of(chunk)
+    }
+    fn merge_in(&mut self, other: &Self) -> bool {
+        self.merge(other)
+    }
+    fn read(&self) -> [u64; 4] {
+        bits(self)
+    }
+    fn size(&self) -> u64 {
+        self.count()
+    }
+}
+
+impl Merged for ExactCoSums {
+    type Value = (f64, f64);
+    type Read = [u64; 9];
+    fn of(pairs: &[(f64, f64)]) -> (Self, usize) {
+        let mut s = ExactCoSums::new();
+        let taken = pairs.iter().filter(|&&(x, y)| s.add(x, y)).count();
+        (s, taken)
+    }
+    fn merge_in(&mut self, other: &Self) -> bool {
+        self.merge(other)
+    }
+    fn read(&self) -> [u64; 9] {
+        let [a, b, c, d] = bits(self.x());
+        let [e, f, g, h] = bits(self.y());
+        [a, b, c, d, e, f, g, h, self.comoment().to_bits()]
+    }
+    fn size(&self) -> u64 {
+        self.count()
+    }
+}
+
+/// The law for three chunks: merged in order and as a tree, the sums read
+/// alike, and as the values added one by one into one set when every
+/// value fits it (else discarded); a refused merge changes nothing.
+/// Counts the cases compared in `compared`.
+fn merge_law<S: Merged>(chunks: &[Vec<S::Value>; 3], compared: &AtomicUsize) -> TestResult {
+    fn merged<S: Merged>(s: &mut S, other: &S) -> bool {
+        let before = s.clone();
+        let ok = s.merge_in(other);
+        assert!(ok || *s == before, "a refused merge changed the sums");
+        ok
+    }
+    let parts: Vec<(S, usize)> = chunks.iter().map(|c| S::of(c)).collect();
+    let all: Vec<S::Value> = chunks.concat();
+    let (one, taken) = S::of(&all);
+    let (a, b, c) = (&parts[0].0, &parts[1].0, &parts[2].0);
+    let mut left = a.clone();
+    let left_ok = merged(&mut left, b) && merged(&mut left, c);
+    let mut bc = b.clone();
+    let mut right = a.clone();
+    let right_ok = merged(&mut bc, c) && merged(&mut right, &bc);
+    if left_ok && right_ok && left.read() != right.read() {
+        return TestResult::failed();
+    }
+    let every_part_whole = parts.iter().zip(chunks).all(|(p, c)| p.1 == c.len());
+    if !(left_ok && every_part_whole && taken == all.len()) {
+        return TestResult::discard();
+    }
+    compared.fetch_add(1, Ordering::Relaxed);
+    TestResult::from_bool(left.read() == one.read() && left.size() == one.size())
+}
+
+/// Checks [`merge_law`] on 500 cases of three chunks that `chunk` draws
+/// (from a seed and a size), of which at least 300 must be compared.
+fn check_merges<S: Merged>(chunk: fn(u64, u8) -> Vec<S::Value>) {
+    let compared = AtomicUsize::new(0);
+    let mut tried = 0;
+    let mut g = quickcheck::Gen::new(100);
+    let mut failures = 0;
+    while tried < 5000 && compared.load(Ordering::Relaxed) < 500 {
+        tried += 1;
+        let seeds: (u64, u64, u64) = quickcheck::Arbitrary::arbitrary(&mut g);
+        let sizes: (u8, u8, u8) = quickcheck::Arbitrary::arbitrary(&mut g);
+        let chunks = [
+            chunk(seeds.0, sizes.0),
+            chunk(seeds.1, sizes.1),
+            chunk(seeds.2, sizes.2),
+        ];
+        if merge_law::<S>(&chunks, &compared).is_failure() {
+            failures += 1;
+            eprintln!("merges differ: seeds {seeds:?}, sizes {sizes:?}");
+        }
+    }
+    assert_eq!(failures, 0);
+    assert!(compared.load(Ordering::Relaxed) >= 300);
+}
+
+/// Merges of the sums of chunks of the hostile mixtures (different
+/// levels, so different bases, one lowered to the other's).
+#[test]
+fn merged_sums_read_as_one_set() {
+    check_merges::<ExactSums>(|seed, size| hostile(seed, usize::from(size % 40)));
+}
+
+/// The same for pairs: both columns and the co-moment.
+#[test]
+fn merged_co_sums_read_as_one_set() {
+    check_merges::<ExactCoSums>(|seed, size| {
+        let n = usize::from(size % 30);
+        let ys = hostile(seed.rotate_left(17) ^ 0x5555, n);
+        hostile(seed, n).into_iter().zip(ys).collect()
+    });
+}
+
+#[test]
+fn a_merge_that_would_not_fit_is_refused_whole() {
+    let (mut tiny, mut huge) = (ExactSums::new(), ExactSums::new());
+    for x in [1e-300, 2e-300] {
+        assert!(tiny.add(x));
+    }
+    assert!(huge.add(1e300));
+    let before = tiny.clone();
+    assert!(!tiny.merge(&huge));
+    assert_eq!(tiny, before);
+    assert!(!huge.merge(&tiny));
+    // Empty sets merge either way.
+    let mut empty = ExactSums::new();
+    assert!(empty.merge(&tiny));
+    assert_eq!(empty, tiny);
+    assert!(tiny.merge(&ExactSums::new()));
+    assert_eq!(tiny, before);
+    // [1, 2] ∪ [2^-40]: exact rationals. Mean (3 + 2^-40)/3, M2 by hand.
+    let (mut a, mut b) = (ExactSums::new(), ExactSums::new());
+    assert!(a.add(1.0) && a.add(2.0));
+    let tiny = 2f64.powi(-40);
+    assert!(b.add(tiny));
+    assert!(a.merge(&b));
+    assert_eq!(a.count(), 3);
+    // Σx = 3 + t, Σx² = 5 + t²: M2 = 5 + t² − (3 + t)²/3 = 2 − 2t + (2/3)t².
+    let t = tiny;
+    let m2 = 2.0 - 2.0 * t + (2.0 / 3.0) * t * t;
+    assert_eq!(a.m2(), m2);
+    assert_eq!(a.mean(), Some((3.0 + t) / 3.0));
+}
