@@ -10,7 +10,8 @@
 //! `|co-moment| ≤ √(M2x·M2y)` (with room for an M2 that underflows);
 //! `to_variance` and `to_covariance` restore from their parts; and on
 //! values of moderate size the readings agree with `Variance` to within
-//! its rounding.
+//! its rounding; the groups' sums merged read as the values they took,
+//! added into one set, and a refused merge changes nothing.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -141,6 +142,49 @@ fuzz_target!(|input: Input| {
     }
     assert_eq!(grouped_refused, co_refused);
     assert_eq!(grouped.take_first(groups), co_one);
+
+    // Merges: the groups' sums merged into one read as the values they
+    // took, added one by one into one set (when that set takes them all);
+    // a refused merge changes nothing.
+    let mut merged = ExactSums::new();
+    let mut merged_all = true;
+    for g in &one {
+        let before = merged.clone();
+        if !merged.merge(g) {
+            assert_eq!(merged, before, "a refused merge changed the sums");
+            merged_all = false;
+        }
+    }
+    let took: Vec<f64> = (0..pairs.len())
+        .filter(|i| !refused_one.contains(i))
+        .map(|i| xs[i])
+        .collect();
+    let mut whole = ExactSums::new();
+    if merged_all && took.iter().all(|&x| whole.add(x)) {
+        assert_eq!(
+            readings(&merged),
+            readings(&whole),
+            "merged sums read otherwise"
+        );
+    }
+    let mut co_merged = ExactCoSums::new();
+    let mut co_merged_all = true;
+    for g in &co_one {
+        let before = co_merged.clone();
+        if !co_merged.merge(g) {
+            assert_eq!(co_merged, before, "a refused merge changed the sums");
+            co_merged_all = false;
+        }
+    }
+    let mut co_whole = ExactCoSums::new();
+    let co_took = (0..pairs.len()).filter(|i| !co_refused.contains(i));
+    if co_merged_all && co_took.into_iter().all(|i| co_whole.add(xs[i], ys[i])) {
+        assert_eq!(
+            co_readings(&co_merged),
+            co_readings(&co_whole),
+            "merged pairs read otherwise"
+        );
+    }
 
     // Bounds.
     if let Some(mean) = sums.mean() {
