@@ -221,25 +221,33 @@ impl ExactCoSums {
         if u32::try_from(self.count() + other.count()).is_err() {
             return false;
         }
-        // Each column at the finer of its two bases: how far each side's
-        // goes down, checked on all four before anything changes.
+        // Worked on copies, so that a refusal changes nothing.
+        let (mut mine, mut other) = (self.clone(), other.clone());
+        // A column of zeros takes the other side's base (its cross sum is
+        // 0); then each column at the finer of its two bases: how far each
+        // side's goes down, checked on all four before anything changes.
+        for (mine, theirs) in [(&mut mine.x, &mut other.x), (&mut mine.y, &mut other.y)] {
+            if !mine.zeros_at(theirs.base()) {
+                theirs.zeros_at(mine.base());
+            }
+        }
         let down = |a: &ExactSums, b: &ExactSums| (a.base() - b.base()).max(0);
-        let (self_x, self_y) = (down(&self.x, &other.x), down(&self.y, &other.y));
-        let (other_x, other_y) = (down(&other.x, &self.x), down(&other.y, &self.y));
-        if self_x > self.x.room()
-            || self_y > self.y.room()
+        let (mine_x, mine_y) = (down(&mine.x, &other.x), down(&mine.y, &other.y));
+        let (other_x, other_y) = (down(&other.x, &mine.x), down(&other.y, &mine.y));
+        if mine_x > mine.x.room()
+            || mine_y > mine.y.room()
             || other_x > other.x.room()
             || other_y > other.y.room()
         {
             return false;
         }
-        let mut other = other.clone();
-        self.lower_bases_by(self_x, self_y);
+        mine.lower_bases_by(mine_x, mine_y);
         other.lower_bases_by(other_x, other_y);
         // At equal bases, and the count checked above: both are taken.
-        let taken = self.x.merge(&other.x) && self.y.merge(&other.y);
+        let taken = mine.x.merge(&other.x) && mine.y.merge(&other.y);
         debug_assert!(taken, "columns at one base, counts in range");
-        self.cross = add(self.cross, other.cross);
+        mine.cross = add(mine.cross, other.cross);
+        *self = mine;
         true
     }
 
@@ -346,6 +354,9 @@ impl ExactCoSums {
     /// sum's scale moves with them).
     #[inline(never)]
     fn lower_bases_for(&mut self, x: f64, y: f64) {
+        // A column of zeros moves to any base: its cross sum is 0.
+        self.x.rebase_zeros_for(x);
+        self.y.rebase_zeros_for(y);
         let k = self.x.lower_base_for(x) + self.y.lower_base_for(y);
         if k > 0 {
             self.cross = shift_left(self.cross, k);

@@ -573,7 +573,32 @@ impl ExactSums {
     /// ```
     #[inline]
     pub fn add(&mut self, x: f64) -> bool {
-        self.add_fitting(x) || (self.lower_base_for(x) > 0 && self.add_fitting(x))
+        self.add_fitting(x)
+            || ((self.rebase_zeros_for(x) || self.lower_base_for(x) > 0) && self.add_fitting(x))
+    }
+
+    /// Moves the base of a set that holds only zeros (`Σx² = 0`: nothing
+    /// to keep) to the one a set of `x` alone would take; returns whether
+    /// it moved. Zeros fit every base: without this, zeros held first
+    /// refused any value far from 1 (`1e-30`, `1e30`).
+    pub(crate) fn rebase_zeros_for(&mut self, x: f64) -> bool {
+        if self.count == 0 || self.squares_lo != 0 || self.squares_hi != 0 {
+            return false;
+        }
+        if !x.is_finite() || x == 0.0 {
+            return false;
+        }
+        self.zeros_at(Self::of_one(x).base)
+    }
+
+    /// A set of zeros only, moved to `base`; whether it moved.
+    pub(crate) fn zeros_at(&mut self, base: i32) -> bool {
+        if base == self.base || self.squares_lo != 0 || self.squares_hi != 0 {
+            return false;
+        }
+        self.base = base;
+        self.scale = Self::scale_for(base);
+        true
     }
 
     /// Takes in every value of `other`, exactly: the sums of the union of
@@ -620,10 +645,14 @@ impl ExactSums {
         let Some(count) = self.count.checked_add(other.count) else {
             return false;
         };
-        // Both at the finer of the two bases, when the coarser set's
-        // values stay below 2^LIMIT units there.
-        let k = self.base - other.base;
         let mut other = other.clone();
+        // Zeros alone take the other set's base; otherwise both go to the
+        // finer of the two, when the coarser set's values stay below
+        // 2^LIMIT units there.
+        if !self.zeros_at(other.base) {
+            other.zeros_at(self.base);
+        }
+        let k = self.base - other.base;
         if k > 0 {
             if k > self.room() {
                 return false;

@@ -617,3 +617,53 @@ fn a_merge_that_would_not_fit_is_refused_whole() {
     assert_eq!(a.m2(), m2);
     assert_eq!(a.mean(), Some((3.0 + t) / 3.0));
 }
+
+/// Zeros fit every base: a set that holds only zeros takes any finite
+/// value next, one by one, by merge, in pairs and by groups. (Zeros held
+/// first used to refuse a value far from 1, such as `1e-30`.)
+#[test]
+fn zeros_held_first_take_any_value() {
+    let tiny = 2f64.powi(-100);
+    for x in [1e-30, 1e30, 5e-324, f64::MAX, -2.5e-300, 3.0, tiny] {
+        let mut s = ExactSums::new();
+        assert!(s.add(0.0) && s.add(-0.0));
+        assert!(s.add(x), "{x:e} after zeros");
+        assert_eq!(s.count(), 3);
+        // Exactly x/3, rounded once: the division of floats rounds so.
+        assert_eq!(s.mean(), Some(x / 3.0), "{x:e}");
+        if x == 3.0 || x == tiny {
+            // M2 = x² − x²/3 = 2x²/3: 2x² exact for these x, then one
+            // rounding of the division, as the exact read rounds.
+            assert_eq!(s.m2(), 2.0 * (x * x) / 3.0, "{x:e}");
+        }
+        let (mut zeros, mut one) = (ExactSums::new(), ExactSums::new());
+        assert!(zeros.add(0.0) && one.add(x));
+        let mut left = zeros.clone();
+        assert!(left.merge(&one), "zeros ∪ {{{x:e}}}");
+        assert_eq!(left.mean(), Some(x / 2.0));
+        let mut right = one.clone();
+        assert!(right.merge(&zeros), "{{{x:e}}} ∪ zeros");
+        assert_eq!(right.mean(), Some(x / 2.0));
+        let mut pairs = ExactCoSums::new();
+        assert!(
+            pairs.add(0.0, 1.0) && pairs.add(x, 0.0),
+            "({x:e}, 0) after (0, 1)"
+        );
+        let mut cross = ExactCoSums::new();
+        assert!(
+            cross.add(0.0, 0.0) && cross.add(1.0, x),
+            "(1, {x:e}) after (0, 0)"
+        );
+        let mut more = ExactCoSums::new();
+        assert!(more.add(x, 1.0));
+        assert!(pairs.merge(&more) && pairs.count() == 3);
+        let mut groups = GroupedCoSums::new();
+        groups.resize(1);
+        assert_eq!(groups.add(0, 0.0, 1.0), Ok(true));
+        assert_eq!(
+            groups.add(0, x, 2.0),
+            Ok(true),
+            "{x:e} after zeros, by group"
+        );
+    }
+}
