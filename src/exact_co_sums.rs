@@ -37,7 +37,7 @@ fn mul_wide(a: u128, b: u128) -> U256 {
 }
 
 /// `−a` modulo 2^256.
-fn negate(a: U256) -> U256 {
+pub(crate) fn negate(a: U256) -> U256 {
     sub([0; 4], a)
 }
 

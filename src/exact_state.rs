@@ -91,7 +91,7 @@ impl From<ExactCoSums> for ExactCoSumsState {
         let (x, y, cross) = sums.into_parts();
         let negative = cross[3] >> 63 != 0;
         let magnitude = if negative {
-            crate::exact_sums::sub([0; 4], cross)
+            crate::exact_co_sums::negate(cross)
         } else {
             cross
         };
@@ -122,7 +122,7 @@ impl TryFrom<ExactCoSumsState> for ExactCoSums {
             return Err(Error::state("cross must be below count·2^188 in magnitude"));
         }
         let cross = if negative {
-            crate::exact_sums::sub([0; 4], magnitude)
+            crate::exact_co_sums::negate(magnitude)
         } else {
             magnitude
         };

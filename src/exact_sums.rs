@@ -582,10 +582,8 @@ impl ExactSums {
     /// it moved. Zeros fit every base: without this, zeros held first
     /// refused any value far from 1 (`1e-30`, `1e30`).
     pub(crate) fn rebase_zeros_for(&mut self, x: f64) -> bool {
-        if self.count == 0 || self.squares_lo != 0 || self.squares_hi != 0 {
-            return false;
-        }
-        if !x.is_finite() || x == 0.0 {
+        // `zeros_at` checks that only zeros are held.
+        if self.count == 0 || !x.is_finite() || x == 0.0 {
             return false;
         }
         self.zeros_at(Self::of_one(x).base)

@@ -51,6 +51,24 @@ fn co_readings(s: &ExactCoSums) -> [u64; 9] {
     [a, b, c, d, e, f, g, h, s.comoment().to_bits()]
 }
 
+/// Every part merged into one, in order: `None` when a merge was refused
+/// (each refusal checked to change nothing).
+fn merge_all<T: Clone + Default + PartialEq + core::fmt::Debug>(
+    parts: &[T],
+    merge: fn(&mut T, &T) -> bool,
+) -> Option<T> {
+    let mut merged = T::default();
+    let mut all = true;
+    for part in parts {
+        let before = merged.clone();
+        if !merge(&mut merged, part) {
+            assert_eq!(merged, before, "a refused merge changed the sums");
+            all = false;
+        }
+    }
+    all.then_some(merged)
+}
+
 fuzz_target!(|input: Input| {
     let pairs: Vec<(f64, f64)> = input
         .values
@@ -146,39 +164,27 @@ fuzz_target!(|input: Input| {
     // Merges: the groups' sums merged into one read as the values they
     // took, added one by one into one set (when that set takes them all);
     // a refused merge changes nothing.
-    let mut merged = ExactSums::new();
-    let mut merged_all = true;
-    for g in &one {
-        let before = merged.clone();
-        if !merged.merge(g) {
-            assert_eq!(merged, before, "a refused merge changed the sums");
-            merged_all = false;
-        }
-    }
+    let merged = merge_all(&one, ExactSums::merge);
     let took: Vec<f64> = (0..pairs.len())
         .filter(|i| !refused_one.contains(i))
         .map(|i| xs[i])
         .collect();
     let mut whole = ExactSums::new();
-    if merged_all && took.iter().all(|&x| whole.add(x)) {
+    if let Some(merged) = merged
+        && took.iter().all(|&x| whole.add(x))
+    {
         assert_eq!(
             readings(&merged),
             readings(&whole),
             "merged sums read otherwise"
         );
     }
-    let mut co_merged = ExactCoSums::new();
-    let mut co_merged_all = true;
-    for g in &co_one {
-        let before = co_merged.clone();
-        if !co_merged.merge(g) {
-            assert_eq!(co_merged, before, "a refused merge changed the sums");
-            co_merged_all = false;
-        }
-    }
+    let co_merged = merge_all(&co_one, ExactCoSums::merge);
     let mut co_whole = ExactCoSums::new();
     let co_took = (0..pairs.len()).filter(|i| !co_refused.contains(i));
-    if co_merged_all && co_took.into_iter().all(|i| co_whole.add(xs[i], ys[i])) {
+    if let Some(co_merged) = co_merged
+        && co_took.into_iter().all(|i| co_whole.add(xs[i], ys[i]))
+    {
         assert_eq!(
             co_readings(&co_merged),
             co_readings(&co_whole),
