@@ -210,10 +210,7 @@ impl Pending {
         }
         self.flush_into(sums);
         let taken = sums.add(x, y);
-        // A grid needs the sums' bases (a row in), and room for a full
-        // run of pending rows.
-        let room = sums.count() > 0 && sums.count() <= u64::from(u32::MAX - MAX_PENDING);
-        if self.misses >= MAX_MISSES || !room {
+        if self.misses >= MAX_MISSES || !room_for_a_run(sums) {
             self.count = NO_GRID;
             return taken;
         }
@@ -230,6 +227,28 @@ impl Pending {
         self.count = 0;
         taken
     }
+
+    /// After a merge changed `sums` (their bases may have moved), with
+    /// nothing pending: the grids moved within the sums' range, or none
+    /// when a full run no longer has room.
+    fn refit(&mut self, sums: &ExactCoSums) {
+        if self.count == NO_GRID {
+            return;
+        }
+        debug_assert_eq!(self.count, 0, "flushed before the merge");
+        if room_for_a_run(sums) {
+            self.x = Grid::within(self.x.base, sums.x().base());
+            self.y = Grid::within(self.y.base, sums.y().base());
+        } else {
+            self.count = NO_GRID;
+        }
+    }
+}
+
+/// Whether `sums` can have a grid: it needs their bases (a row in), and
+/// room for a full run of pending rows.
+fn room_for_a_run(sums: &ExactCoSums) -> bool {
+    sums.count() > 0 && sums.count() <= u64::from(u32::MAX - MAX_PENDING)
 }
 
 /// The exact co-sums of many groups: what a vector of [`ExactCoSums`]
@@ -467,6 +486,65 @@ impl GroupedCoSums {
                 sums
             })
             .collect()
+    }
+
+    /// Merges `other`'s groups into these, group by group: group `g` of
+    /// `other` into group `g` here, as [`ExactCoSums::merge`] does (these
+    /// grow to `other`'s length first). A group whose merge
+    /// [`ExactCoSums::merge`] refuses is left as it was and `refused(g)`
+    /// is called, for the caller to keep `other`'s
+    /// [`sums`](Self::sums) of it another way. Each merged group reads
+    /// what its rows from both sides, added into one, read; later rows
+    /// are taken or refused as they would be there.
+    ///
+    /// For a `GROUP BY` run on several threads or machines, each over the
+    /// same numbering of the groups.
+    ///
+    /// ```
+    /// use momenta::GroupedCoSums;
+    ///
+    /// let (mut a, mut b) = (GroupedCoSums::new(), GroupedCoSums::new());
+    /// a.resize(1);
+    /// b.resize(2);
+    /// a.add_by_group(&[0, 0], &[1.0, 2.0], &[2.0, 4.0], 0..2, |_| {})?;
+    /// b.add_by_group(&[0, 1], &[3.0, 1e-300], &[6.0, 1.0], 0..2, |_| {})?;
+    /// let mut refused = Vec::new();
+    /// a.merge(&b, |g| refused.push(g));
+    /// assert!(refused.is_empty());
+    /// assert_eq!(a.len(), 2);
+    /// let first = a.sums(0).expect("two groups");
+    /// assert_eq!((first.count(), first.x().mean()), (3, Some(2.0)));
+    /// assert_eq!(first.to_covariance().correlation(), Some(1.0));
+    ///
+    /// // 1e300 lies too far from 1e-300 for one set of exact sums.
+    /// let mut far = GroupedCoSums::new();
+    /// far.resize(2);
+    /// far.add(1, 1e300, 1.0)?;
+    /// a.merge(&far, |g| refused.push(g));
+    /// assert_eq!(refused, [1]);
+    /// assert_eq!(a.sums(1).map(|s| s.count()), Some(1));
+    /// # Ok::<(), momenta::Error>(())
+    /// ```
+    pub fn merge(&mut self, other: &Self, mut refused: impl FnMut(usize)) {
+        if other.len() > self.len() {
+            self.resize(other.len());
+        }
+        let mine = self.pending.iter_mut().zip(&mut self.sums);
+        for (g, ((pending, sums), (theirs_pending, theirs))) in
+            mine.zip(other.pending.iter().zip(&other.sums)).enumerate()
+        {
+            let mut theirs = theirs.clone();
+            theirs_pending.clone().flush_into(&mut theirs);
+            if theirs.count() == 0 {
+                continue;
+            }
+            pending.flush_into(sums);
+            if sums.merge(&theirs) {
+                pending.refit(sums);
+            } else {
+                refused(g);
+            }
+        }
     }
 
     /// The bytes it holds on the heap.

@@ -160,6 +160,44 @@ fuzz_target!(|input: Input| {
     }
     assert_eq!(grouped_refused, co_refused);
     assert_eq!(grouped.take_first(groups), co_one);
+    // Each half of the rows in its own `GroupedCoSums`, merged, then the
+    // rows once more: what a vector of `ExactCoSums` does group by group.
+    let (mut first, mut second) = (GroupedCoSums::new(), GroupedCoSums::new());
+    first.resize(groups);
+    second.resize(groups);
+    first
+        .add_by_group(&keys, &xs, &ys, 0..cut, |_| {})
+        .expect("rows and groups in range");
+    second
+        .add_by_group(&keys, &xs, &ys, cut..pairs.len(), |_| {})
+        .expect("rows and groups in range");
+    let (mut first_one, mut second_one) = (
+        vec![ExactCoSums::new(); groups],
+        vec![ExactCoSums::new(); groups],
+    );
+    for i in 0..pairs.len() {
+        let half = if i < cut {
+            &mut first_one
+        } else {
+            &mut second_one
+        };
+        half[keys[i]].add(xs[i], ys[i]);
+    }
+    let mut merge_refused = Vec::new();
+    first.merge(&second, |g| merge_refused.push(g));
+    let want: Vec<usize> = (0..groups)
+        .filter(|&g| !first_one[g].merge(&second_one[g]))
+        .collect();
+    assert_eq!(merge_refused, want, "grouped merges refused otherwise");
+    let mut again_refused = Vec::new();
+    first
+        .add_by_group(&keys, &xs, &ys, 0..pairs.len(), |i| again_refused.push(i))
+        .expect("rows and groups in range");
+    let want: Vec<usize> = (0..pairs.len())
+        .filter(|&i| !first_one[keys[i]].add(xs[i], ys[i]))
+        .collect();
+    assert_eq!(again_refused, want, "rows after a grouped merge");
+    assert_eq!(first.take_first(groups), first_one);
 
     // Merges: the groups' sums merged into one read as the values they
     // took, added one by one into one set (when that set takes them all);

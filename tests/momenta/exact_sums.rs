@@ -465,6 +465,106 @@ fn grouped_co_sums_law_is_the_row_by_row_loop() {
         .quickcheck(law as fn(u64, u8, u16, u16) -> bool);
 }
 
+/// Rows of one chunk for the grouped merges: keys below `groups`, and
+/// values of the `kind` (of 5), so that merging moves the bases both
+/// ways.
+fn merge_chunk(seed: u64, kind: u64, groups: usize, n: usize) -> (Vec<usize>, Vec<f64>, Vec<f64>) {
+    let mut rng = SplitMix(seed);
+    let keys = (0..n).map(|_| (rng.next_u64() as usize) % groups).collect();
+    let xs: Vec<f64> = match kind % 5 {
+        // Calm rows at a level of the chunk's own, far apart between
+        // chunks (2^-30 against 1e9: a merge lowers the base).
+        0 => (0..n).map(|_| 1e9 + rng.unit()).collect(),
+        1 => (0..n)
+            .map(|_| 2f64.powi(-30) * (1.0 + rng.unit()))
+            .collect(),
+        // Zeros, which take any base.
+        2 => vec![0.0; n],
+        // Values too far from the others for one set: refused merges.
+        3 => (0..n).map(|_| 1e300 * (1.0 + rng.unit())).collect(),
+        _ => hostile(seed, n),
+    };
+    let ys = xs
+        .iter()
+        .map(|x| 0.5 * x + rng.signed_unit() * x.abs() * 1e-3)
+        .collect();
+    (keys, xs, ys)
+}
+
+/// Three chunks' `GroupedCoSums` merged in order read as a vector of
+/// `ExactCoSums` merged group by group (the same sums, the same groups
+/// refused), and then take a fourth chunk's rows as that vector does:
+/// the same rows refused, the same sums. The chunks' kinds are the
+/// base-5 digits of `kinds`.
+fn check_grouped_merge(seed: u64, kinds: u64, lens: [usize; 4], n: usize) {
+    let chunks: Vec<_> = (0..4)
+        .map(|k| {
+            let kind = kinds / 5_u64.pow(k as u32);
+            merge_chunk(seed.wrapping_add(k as u64 * 0x9e37), kind, lens[k], n)
+        })
+        .collect();
+    let mut grouped = Vec::new();
+    let mut vectors = Vec::new();
+    for (k, (keys, xs, ys)) in chunks.iter().take(3).enumerate() {
+        let mut g = GroupedCoSums::new();
+        g.resize(lens[k]);
+        g.add_by_group(keys, xs, ys, 0..n, |_| {}).unwrap();
+        let mut v = vec![ExactCoSums::new(); lens[k]];
+        for i in 0..n {
+            v[keys[i]].add(xs[i], ys[i]);
+        }
+        grouped.push(g);
+        vectors.push(v);
+    }
+    let mut g = grouped[0].clone();
+    let mut v = vectors[0].clone();
+    for k in 1..3 {
+        let mut refused = Vec::new();
+        g.merge(&grouped[k], |group| refused.push(group));
+        if v.len() < lens[k] {
+            v.resize(lens[k], ExactCoSums::new());
+        }
+        let want: Vec<usize> = (0..lens[k])
+            .filter(|&group| !v[group].merge(&vectors[k][group]))
+            .collect();
+        assert_eq!(refused, want, "seed {seed}, chunk {k}");
+        assert_eq!(g.len(), v.len());
+        for (group, sums) in v.iter().enumerate() {
+            assert_eq!(
+                g.sums(group).as_ref(),
+                Some(sums),
+                "seed {seed}, group {group}"
+            );
+        }
+    }
+    // Rows after the merges: onto grids that had to follow the bases.
+    let (keys, xs, ys) = &chunks[3];
+    let keys: Vec<usize> = keys.iter().map(|k| k % v.len()).collect();
+    let mut refused = Vec::new();
+    g.add_by_group(&keys, xs, ys, 0..n, |i| refused.push(i))
+        .unwrap();
+    let want: Vec<usize> = (0..n).filter(|&i| !v[keys[i]].add(xs[i], ys[i])).collect();
+    assert_eq!(refused, want, "seed {seed}, after the merges");
+    assert_eq!(g.take_first(v.len()), v, "seed {seed}, after the merges");
+}
+
+#[test]
+fn grouped_co_sums_merge_as_their_groups_do() {
+    fn law(seed: u64, lens: (u8, u8, u8, u8), n: u16) -> bool {
+        let len = |l: u8| usize::from(l % 9) + 1;
+        let lens = [len(lens.0), len(lens.1), len(lens.2), len(lens.3)];
+        check_grouped_merge(seed, seed >> 32, lens, usize::from(n % 400));
+        true
+    }
+    QuickCheck::new()
+        .tests(300)
+        .quickcheck(law as fn(u64, (u8, u8, u8, u8), u16) -> bool);
+    // Every kind of chunk after every other, and the rows after them.
+    for kinds in 0..625 {
+        check_grouped_merge(kinds * 31, kinds, [3, 5, 2, 4], 300);
+    }
+}
+
 /// Sums that merge: built from a chunk (with how many values they
 /// took), merged, and read as bits.
 trait Merged: Clone + PartialEq + std::fmt::Debug {
