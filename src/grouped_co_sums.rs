@@ -493,9 +493,9 @@ impl GroupedCoSums {
     /// grow to `other`'s length first). A group whose merge
     /// [`ExactCoSums::merge`] refuses is left as it was and `refused(g)`
     /// is called, for the caller to keep `other`'s
-    /// [`sums`](Self::sums) of it another way. Each merged group reads
-    /// what its rows from both sides, added into one, read; later rows
-    /// are taken or refused as they would be there.
+    /// [`sums`](Self::sums) of it another way. A merged group reads as
+    /// one group fed the rows of both sides would, and takes or refuses
+    /// later rows as that group would.
     ///
     /// For a `GROUP BY` run on several threads or machines, each over the
     /// same numbering of the groups.
@@ -530,14 +530,10 @@ impl GroupedCoSums {
             self.resize(other.len());
         }
         let mine = self.pending.iter_mut().zip(&mut self.sums);
-        for (g, ((pending, sums), (theirs_pending, theirs))) in
-            mine.zip(other.pending.iter().zip(&other.sums)).enumerate()
-        {
-            let mut theirs = theirs.clone();
-            theirs_pending.clone().flush_into(&mut theirs);
-            if theirs.count() == 0 {
+        for (g, (pending, sums)) in mine.enumerate().take(other.len()) {
+            let Some(theirs) = other.sums(g).filter(|s| s.count() > 0) else {
                 continue;
-            }
+            };
             pending.flush_into(sums);
             if sums.merge(&theirs) {
                 pending.refit(sums);
