@@ -472,8 +472,9 @@ fn merge_chunk(seed: u64, kind: u64, groups: usize, n: usize) -> (Vec<usize>, Ve
     let mut rng = SplitMix(seed);
     let keys = (0..n).map(|_| (rng.next_u64() as usize) % groups).collect();
     let xs: Vec<f64> = match kind % 5 {
-        // Calm rows at a level of the chunk's own, far apart between
-        // chunks (2^-30 against 1e9: a merge lowers the base).
+        // Calm rows at two levels: 1e9 and 2^-30 are too far apart
+        // for one set (a refused merge); 2^-30 against the hostile
+        // mixtures' levels (-3, 1e-7) lowers their base.
         0 => (0..n).map(|_| 1e9 + rng.unit()).collect(),
         1 => (0..n)
             .map(|_| 2f64.powi(-30) * (1.0 + rng.unit()))
