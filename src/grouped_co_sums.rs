@@ -221,8 +221,7 @@ impl Pending {
         } else {
             // A refused row (a NaN) keeps the grids, within the bases it
             // may have lowered.
-            self.x = Grid::within(self.x.base, bx);
-            self.y = Grid::within(self.y.base, by);
+            self.keep_grids_within(sums);
         }
         self.count = 0;
         taken
@@ -237,11 +236,17 @@ impl Pending {
         }
         debug_assert_eq!(self.count, 0, "flushed before the merge");
         if room_for_a_run(sums) {
-            self.x = Grid::within(self.x.base, sums.x().base());
-            self.y = Grid::within(self.y.base, sums.y().base());
+            self.keep_grids_within(sums);
         } else {
             self.count = NO_GRID;
         }
+    }
+
+    /// The grids kept, each moved into the range its column of `sums`
+    /// allows (after the sums' bases moved).
+    fn keep_grids_within(&mut self, sums: &ExactCoSums) {
+        self.x = Grid::within(self.x.base, sums.x().base());
+        self.y = Grid::within(self.y.base, sums.y().base());
     }
 }
 
