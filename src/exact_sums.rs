@@ -573,7 +573,19 @@ impl ExactSums {
     /// ```
     #[inline]
     pub fn add(&mut self, x: f64) -> bool {
-        self.add_fitting(x)
+        // Only the fast route inlines: a caller's loop (a `GROUP BY`'s)
+        // stays small enough to be inlined whole.
+        if let Some(i) = self.fast(x) {
+            self.push_fast(i);
+            return true;
+        }
+        self.add_off_the_fast_route(x)
+    }
+
+    /// [`add`](Self::add) for a value the fast route did not take.
+    #[inline(never)]
+    fn add_off_the_fast_route(&mut self, x: f64) -> bool {
+        self.add_fitting_wide(x)
             || ((self.rebase_zeros_for(x) || self.lower_base_for(x) > 0) && self.add_fitting(x))
     }
 
