@@ -536,7 +536,13 @@ impl GroupedCoSums {
         }
         let mine = self.pending.iter_mut().zip(&mut self.sums);
         for (g, (pending, sums)) in mine.enumerate().take(other.len()) {
-            let Some(theirs) = other.sums(g).filter(|s| s.count() > 0) else {
+            // A group with rows pending has them in its sums' count too (a
+            // grid is set only after a row went in): an empty one is
+            // skipped before anything is copied.
+            if other.sums.get(g).is_none_or(|s| s.count() == 0) {
+                continue;
+            }
+            let Some(theirs) = other.sums(g) else {
                 continue;
             };
             pending.flush_into(sums);
