@@ -536,8 +536,8 @@ impl GroupedCoSums {
         }
         let mine = self.pending.iter_mut().zip(&mut self.sums);
         for (g, (pending, sums)) in mine.enumerate().take(other.len()) {
-            // A group with rows pending has them in its sums' count too (a
-            // grid is set only after a row went in): an empty one is
+            // Rows are pending only in a group whose sums hold a row (the
+            // one that set its grids): a group with empty sums is empty,
             // skipped before anything is copied.
             if other.sums.get(g).is_none_or(|s| s.count() == 0) {
                 continue;
