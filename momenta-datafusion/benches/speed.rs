@@ -12,7 +12,9 @@
 //!
 //! `MOMENTA_BENCH_ROUNDS` sets the rounds (default 7);
 //! `MOMENTA_BENCH_ONLY=corr` runs only the queries whose row label holds
-//! that text (`"GROUP BY 10^5"`, `"var_pop, ungrouped"`).
+//! that text (`"GROUP BY 10^5"`, `"var_pop, ungrouped"`);
+//! `MOMENTA_BENCH_SIDE=momenta` (or `builtin`) runs only that query of
+//! each pair, for a profiler to see one side at a time.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -84,6 +86,14 @@ async fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(7)
         .max(1);
+    let alone = std::env::var("MOMENTA_BENCH_SIDE").ok();
+    if let Some(side) = alone.as_deref()
+        && side != "momenta"
+        && side != "builtin"
+    {
+        eprintln!("MOMENTA_BENCH_SIDE is `momenta` or `builtin`, not `{side}`");
+        std::process::exit(2);
+    }
     let partitions = std::thread::available_parallelism().map_or(1, usize::from);
     let ctx = SessionContext::new_with_config(
         SessionConfig::new()
@@ -96,10 +106,15 @@ async fn main() {
     println!(
         "10^7 rows of 1e9 + U(0, 1), {partitions} partitions, best of {rounds} alternate runs"
     );
-    println!(
-        "| query | momenta | DataFusion | built-in / momenta, best times | the same, median of the pairs |"
-    );
-    println!("|---|---|---|---|---|");
+    if alone.is_some() {
+        println!("| query | side | best time |");
+        println!("|---|---|---|");
+    } else {
+        println!(
+            "| query | momenta | DataFusion | built-in / momenta, best times | the same, median of the pairs |"
+        );
+        println!("|---|---|---|---|---|");
+    }
     let cases = [
         ("var_pop", "", ""),
         ("var_pop", "g3, ", " GROUP BY g3"),
@@ -128,6 +143,18 @@ async fn main() {
         };
         let ours = format!("SELECT {key}momenta_{function}({args}) FROM t{group_by}");
         let theirs = format!("SELECT {key}{function}({args}) FROM t{group_by}");
+        if let Some(alone) = alone.as_deref() {
+            let sql = if alone == "builtin" { &theirs } else { &ours };
+            let mut best = Duration::MAX;
+            for _ in 0..rounds {
+                best = best.min(time(&ctx, sql).await);
+            }
+            println!(
+                "| {label} | {alone} alone | {:.1} ms |",
+                best.as_secs_f64() * 1e3
+            );
+            continue;
+        }
         let (mut a, mut b) = (Duration::MAX, Duration::MAX);
         let mut ratios = Vec::with_capacity(rounds);
         for round in 0..rounds {
