@@ -411,6 +411,67 @@ mod windows;
 #[path = "../tests/support/mod.rs"]
 mod test_support;
 
+/// The public enums that may grow are `#[non_exhaustive]`: outside the
+/// crate, a `match` on one needs a wildcard arm. Each of these matches
+/// lists every variant there is today and no wildcard, so none compiles.
+///
+/// ```compile_fail
+/// fn name(m: momenta::Momentum<f64>) -> u8 {
+///     match m {
+///         momenta::Momentum::Decay(_) => 0,
+///         momenta::Momentum::Factor(_) => 1,
+///         momenta::Momentum::Cumulative => 2,
+///         momenta::Momentum::HalfLife(_) => 3,
+///     }
+/// }
+/// ```
+///
+/// ```compile_fail
+/// fn name(i: momenta::Interpolation) -> u8 {
+///     use momenta::Interpolation::*;
+///     match i {
+///         Linear => 0,
+///         Lower => 1,
+///         Higher => 2,
+///         Nearest => 3,
+///         Midpoint => 4,
+///     }
+/// }
+/// ```
+///
+/// ```compile_fail
+/// fn name(p: momenta::NanPolicy) -> u8 {
+///     match p {
+///         momenta::NanPolicy::Propagate => 0,
+///         momenta::NanPolicy::Skip => 1,
+///         momenta::NanPolicy::Gap => 2,
+///     }
+/// }
+/// ```
+///
+/// ```compile_fail
+/// fn name(c: momenta::norm::VarianceCorrection) -> u8 {
+///     use momenta::norm::VarianceCorrection::*;
+///     match c {
+///         Biased => 0,
+///         Unbiased => 1,
+///         UnbiasedClamped => 2,
+///     }
+/// }
+/// ```
+///
+/// With a wildcard arm, it does:
+///
+/// ```
+/// let name = match momenta::NanPolicy::Skip {
+///     momenta::NanPolicy::Propagate => "propagate",
+///     momenta::NanPolicy::Skip => "skip",
+///     _ => "another",
+/// };
+/// assert_eq!(name, "skip");
+/// ```
+mod non_exhaustive_enums {}
+
 pub use accumulator::{Accumulator, Merge};
 pub use cumulative::{
     Covariance, CovarianceParts, Kurtosis, KurtosisParts, Mean, MeanParts, MinMax, MinMaxParts,

@@ -53,6 +53,7 @@
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum NanPolicy {
     /// A NaN enters the statistic (the crate's default).
     #[default]

@@ -37,6 +37,7 @@ use crate::error::{Error, check_unit_interval};
     derive(serde::Serialize, serde::Deserialize),
     serde(bound = "F: Float")
 )]
+#[non_exhaustive]
 pub enum Momentum<F> {
     /// Weight of the old value, in `[0, 1]` (Keras/TF `momentum`, TF EMA `decay`).
     Decay(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),

@@ -27,6 +27,7 @@ pub const CUDNN_BN_MIN_EPSILON: f64 = 1e-5;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum VarianceCorrection {
     /// `M2/n` (Keras 3 and tf.keras non-fused). `n = 1` gives 0.
     Biased,

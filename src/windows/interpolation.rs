@@ -49,6 +49,7 @@ use crate::Float;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Interpolation {
     /// `lo + (hi − lo)·fraction`: pandas' and numpy's default.
     #[default]
