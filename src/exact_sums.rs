@@ -575,11 +575,7 @@ impl ExactSums {
     pub fn add(&mut self, x: f64) -> bool {
         // Only the fast route inlines: a caller's loop (a `GROUP BY`'s)
         // stays small enough to be inlined whole.
-        if let Some(i) = self.fast(x) {
-            self.push_fast(i);
-            return true;
-        }
-        self.add_off_the_fast_route(x)
+        self.add_fast(x) || self.add_off_the_fast_route(x)
     }
 
     /// [`add`](Self::add) for a value the fast route did not take.
@@ -1064,11 +1060,14 @@ impl ExactSums {
     /// finite.
     #[inline]
     pub(crate) fn add_fitting(&mut self, x: f64) -> bool {
-        if let Some(i) = self.fast(x) {
-            self.push_fast(i);
-            return true;
-        }
-        self.add_fitting_wide(x)
+        self.add_fast(x) || self.add_fitting_wide(x)
+    }
+
+    /// Adds `x` by the fast route, or returns `false` and changes nothing
+    /// when the route does not take it.
+    #[inline]
+    fn add_fast(&mut self, x: f64) -> bool {
+        self.fast(x).map(|i| self.push_fast(i)).is_some()
     }
 
     /// `x / 2^base` when the fast route takes `x`: the set is neither
