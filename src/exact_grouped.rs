@@ -31,11 +31,13 @@ const LINE: usize = 64;
 /// the CPUs it was measured on.
 const PREFETCH_BYTES: usize = 32 * 1024;
 
-/// Asks for every cache line of `sums` (an [`ExactCoSums`] spans three).
+/// Asks for every cache line of the sums at `sums` (an [`ExactCoSums`]
+/// spans three). A hint, which never faults: `sums` need not point into
+/// the slice.
 #[inline(always)]
 #[allow(clippy::inline_always, reason = "a hint inside the hot loop")]
-fn ask_for<E>(sums: &E) {
-    let start = core::ptr::from_ref(sums).cast::<u8>();
+fn ask_for<E>(sums: *const E) {
+    let start = sums.cast::<u8>();
     for offset in (0..size_of::<E>()).step_by(LINE) {
         prefetch_line::<true, u8>(start.wrapping_add(offset));
     }
@@ -52,12 +54,15 @@ pub(crate) fn by_group<E>(
     mut refused: impl FnMut(usize),
 ) -> Result<(), Error> {
     let ask = size_of_val(sums) > PREFETCH_BYTES;
+    let start = sums.as_ptr();
     for i in rows {
         let &g = groups
             .get(i)
             .ok_or_else(|| Error::parameter("row", i as f64, "a row of the columns"))?;
-        if ask && let Some(ahead) = groups.get(i + AHEAD).and_then(|&a| sums.get(a)) {
-            ask_for(ahead);
+        if ask && let Some(&ahead) = groups.get(i + AHEAD) {
+            // Unchecked: a group past the last is found out when its row
+            // comes, and the hint cannot fault.
+            ask_for(start.wrapping_add(ahead));
         }
         let sums = sums
             .get_mut(g)

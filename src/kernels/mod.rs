@@ -39,7 +39,7 @@ use crate::cumulative::comoments::CoMoments;
 use crate::cumulative::moments::Moments;
 use crate::cumulative::weighted_moments::WeightedMoments;
 use arch::{Path, detect};
-pub(crate) use arch::{exact_i64, prefetch_line, truncate_i64};
+pub(crate) use arch::{exact_i64, is_whole_below, prefetch_line, truncate_i64};
 pub(crate) use schedule::Schedule;
 
 /// `MovingStats`' mean series over a run on one grid, compiled for this

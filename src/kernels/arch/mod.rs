@@ -118,6 +118,45 @@ pub(crate) fn exact_i64(v: f64) -> Option<i64> {
     if_exact(truncate_i64(v), v)
 }
 
+/// Whether `v` is an integer with `1 ≤ |v| < limit`, for `limit` a power
+/// of two no larger than `2^63` (the integer is then [`truncate_i64`]'s);
+/// `false` for a zero, a fraction, a value out of range, a NaN or an
+/// infinity. The test of the grouped pairs' fast route
+/// (`GroupedCoSums`).
+///
+/// It stays in floating point: from `2^52` on every `f64` is an integer,
+/// and below it adding `2^52` rounds to an integer (the spacing there is
+/// one) that subtracting `2^52` returns exactly, so `|v|` comes back
+/// unchanged when it is an integer only. [`exact_i64`] converts `v` to an
+/// integer and back instead, a longer chain (two conversions and a move
+/// between register files) before the row's branch. For a pair the
+/// compiler runs this test on both values side by side in one register:
+/// a `GROUP BY` loop of pairs by 10³ groups took 0.90–0.91 of its time
+/// with it. For one value the conversion stays, as it was faster: the
+/// loop of [`ExactSums`](crate::ExactSums) took 1.09–1.20 of its time
+/// with this test (medians of 12 alternated runs, AMD EPYC 7003 guest).
+#[inline(always)]
+#[allow(
+    clippy::inline_always,
+    clippy::float_cmp,
+    clippy::needless_bitwise_bool,
+    reason = "an exactness test inside the exact sums' hot loops, with no branch"
+)]
+pub(crate) fn is_whole_below(v: f64, limit: f64) -> bool {
+    let a = v.abs();
+    // x87 arithmetic (32-bit x86 without SSE2) keeps 64-bit mantissas in
+    // its registers, where adding 2^52 rounds nothing: convert instead.
+    #[cfg(all(target_arch = "x86", not(target_feature = "sse2")))]
+    #[allow(clippy::cast_precision_loss, reason = "converted back to compare")]
+    let whole = truncate_i64(v) as f64 == v;
+    #[cfg(not(all(target_arch = "x86", not(target_feature = "sse2"))))]
+    let whole = {
+        const TWO_52: f64 = 4_503_599_627_370_496.0;
+        (a >= TWO_52) | (a + TWO_52 - TWO_52 == a)
+    };
+    (a >= 1.0) & (a < limit) & whole
+}
+
 /// `trunc(v)` when it is in the `i64` range; else an integer that
 /// converts back to something other than `v` (one instruction on
 /// x86-64), for a caller that tests the exactness its own way.
@@ -596,6 +635,49 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(exact_i64(v), want, "{v:e}");
             assert_eq!(if_exact(truncate(v), v), want, "portable, {v:e}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_below_the_limit_only() {
+        let two52 = 4_503_599_627_370_496.0;
+        let two56 = 72_057_594_037_927_936.0;
+        let two63 = 9_223_372_036_854_775_808.0;
+        // (v, whole below 2^63, whole below 2^56)
+        let cases = [
+            (1.0, true, true),
+            (-3.0, true, true),
+            (two52 - 1.0, true, true),
+            (-(two52 + 1.0), true, true),
+            // The float just below 2^52 + 1/2 apart: a fraction.
+            (two52 - 0.5, false, false),
+            (0.5, false, false),
+            (-2.5, false, false),
+            (1.0 + f64::EPSILON, false, false),
+            (two56 - 8.0, true, true),
+            (-two56, true, false),
+            // The largest float below 2^63.
+            (two63 - 1024.0, true, false),
+            (two63, false, false),
+            (-two63, false, false),
+            // A zero is left to the caller, as are values that underflow.
+            (0.0, false, false),
+            (-0.0, false, false),
+            (1e-300, false, false),
+            (1e300, false, false),
+            (f64::NAN, false, false),
+            (f64::INFINITY, false, false),
+            (f64::NEG_INFINITY, false, false),
+        ];
+        for (v, below63, below56) in cases {
+            assert_eq!(is_whole_below(v, two63), below63, "{v:e} below 2^63");
+            assert_eq!(is_whole_below(v, two56), below56, "{v:e} below 2^56");
+            if below63 {
+                #[allow(clippy::cast_precision_loss, reason = "whole values")]
+                let back = truncate_i64(v) as f64;
+                assert_eq!(back, v, "{v:e} truncated");
+                assert_eq!(truncate(v), truncate_i64(v), "portable, {v:e}");
+            }
         }
     }
 
