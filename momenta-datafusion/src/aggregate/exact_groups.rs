@@ -180,8 +180,8 @@ impl<F: Function, E: Engine> ExactGroupsAccumulator<F, E> {
         self.with_rest -= rest.iter().filter(|r| r.is_some()).count();
         exact
             .iter()
-            .zip(&rest)
-            .map(|(sums, rest)| total::<_, E>(self.read, sums, rest.as_deref()))
+            .zip(rest)
+            .map(|(sums, rest)| total::<_, E>(self.read, sums, rest.map(|r| *r)))
             .collect()
     }
 }
@@ -192,10 +192,10 @@ impl<F: Function, E: Engine> ExactGroupsAccumulator<F, E> {
 fn total<S: Statistic, E: Engine>(
     read: fn(&E::Sums) -> Result<S, momenta::Error>,
     sums: &E::Sums,
-    rest: Option<&Partial<S>>,
+    rest: Option<Partial<S>>,
 ) -> Result<S> {
     let rest = rest
-        .map(Partial::total)
+        .map(Partial::into_total)
         .transpose()
         .map_err(|e| invalid(&e))?;
     if E::count(sums) == 0 {

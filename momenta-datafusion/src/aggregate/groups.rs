@@ -192,8 +192,8 @@ impl<F: Function> GroupsAccumulator for StatGroupsAccumulator<F> {
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
         let emitted = emit_to.take_needed(&mut self.groups);
         let values = emitted
-            .iter()
-            .map(|group| group.total().map(|s| F::evaluate(&s)))
+            .into_iter()
+            .map(|group| group.into_total().map(|s| F::evaluate(&s)))
             .collect::<Result<Float64Array, _>>()
             .map_err(|e| invalid(&e))?;
         Ok(Arc::new(values))
@@ -202,8 +202,8 @@ impl<F: Function> GroupsAccumulator for StatGroupsAccumulator<F> {
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
         let emitted = emit_to.take_needed(&mut self.groups);
         let totals = emitted
-            .iter()
-            .map(Partial::total)
+            .into_iter()
+            .map(Partial::into_total)
             .collect::<Result<Vec<F::Stat>, _>>()
             .map_err(|e| invalid(&e))?;
         Ok(state::columns(totals.iter()))

@@ -155,7 +155,9 @@ impl<S: Statistic> Partial<S> {
     /// row joins the buffered rows as that row (partial aggregation
     /// skipped sends every row so).
     fn take_in(&mut self, states: &mut Vec<S>) -> Result<(), momenta::Error> {
-        states.sort_by_cached_key(order_key);
+        // Equal keys are equal states, so an unstable sort (which needs
+        // no buffer) gives the one order.
+        states.sort_unstable_by_key(order_key);
         for state in states.drain(..) {
             match one_row(&state) {
                 Some((x, y)) => self.push_row(x, y)?,
@@ -172,22 +174,36 @@ impl<S: Statistic> Partial<S> {
     ///
     /// As [`push_row`](Self::push_row).
     pub(super) fn total(&self) -> Result<S, momenta::Error> {
-        if !self.pending.is_empty() || !self.xs.is_empty() {
-            let mut taken = self.clone();
-            let mut pending = std::mem::take(&mut taken.pending);
-            taken.take_in(&mut pending)?;
-            if !taken.xs.is_empty() {
-                taken.take_rows()?;
-            }
-            return taken.total();
+        if self.pending.is_empty() && self.xs.is_empty() {
+            return Ok(self.merged());
         }
+        self.clone().into_total()
+    }
+
+    /// [`total`](Self::total) of a group that is done with: its held-back
+    /// states and rows are taken in where they are, with no copy.
+    ///
+    /// # Errors
+    ///
+    /// As [`push_row`](Self::push_row).
+    pub(super) fn into_total(mut self) -> Result<S, momenta::Error> {
+        let mut pending = std::mem::take(&mut self.pending);
+        self.take_in(&mut pending)?;
+        if !self.xs.is_empty() {
+            self.take_rows()?;
+        }
+        Ok(self.merged())
+    }
+
+    /// The pieces merged, from the smallest to the largest.
+    fn merged(&self) -> S {
         let mut total = S::default();
         for piece in self.closed.iter().rev() {
             let mut larger = piece.clone();
             larger.merge(&total);
             total = larger;
         }
-        Ok(total)
+        total
     }
 
     /// The bytes it holds beyond its own size.
