@@ -191,6 +191,13 @@ impl Pending {
         self.cross = 0;
     }
 
+    /// `sums` with these pending rows added in (both left as they are).
+    fn read(&self, sums: &ExactCoSums) -> ExactCoSums {
+        let mut read = sums.clone();
+        self.clone().flush_into(&mut read);
+        read
+    }
+
     /// A row that did not fit (or the first): into `sums` after the
     /// pending rows, then new grids aimed at it.
     fn add_slow(&mut self, sums: &mut ExactCoSums, x: f64, y: f64) -> bool {
@@ -451,9 +458,7 @@ impl GroupedCoSums {
     /// ```
     #[must_use]
     pub fn sums(&self, group: usize) -> Option<ExactCoSums> {
-        let mut sums = self.sums.get(group)?.clone();
-        self.pending.get(group)?.clone().flush_into(&mut sums);
-        Some(sums)
+        Some(self.pending.get(group)?.read(self.sums.get(group)?))
     }
 
     /// Takes out the first `n` groups' sums (all of them when `n` is past
@@ -523,16 +528,15 @@ impl GroupedCoSums {
             self.resize(other.len());
         }
         let mine = self.pending.iter_mut().zip(&mut self.sums);
-        for (g, (pending, sums)) in mine.enumerate().take(other.len()) {
+        let theirs = other.pending.iter().zip(&other.sums);
+        for (g, ((pending, sums), (their_pending, their_sums))) in mine.zip(theirs).enumerate() {
             // Rows are pending only in a group whose sums hold a row (the
             // one that set its grids): a group with empty sums is empty,
             // skipped before anything is copied.
-            if other.sums.get(g).is_none_or(|s| s.count() == 0) {
+            if their_sums.count() == 0 {
                 continue;
             }
-            let Some(theirs) = other.sums(g) else {
-                continue;
-            };
+            let theirs = their_pending.read(their_sums);
             pending.flush_into(sums);
             if sums.merge(&theirs) {
                 pending.refit(sums);
