@@ -287,18 +287,37 @@ impl<F: Float> TimeWindow<F> {
             }
             self.bounds.restore_pending(waiting);
         }
-        self.evict(t);
-        if let Some(x) = self.bounds.admit(t, x) {
-            self.enter(t, x);
+        let evicted = self.evict(t);
+        match self.bounds.admit(t, x) {
+            Some(x) => self.enter(t, x),
+            // Open on the right, nothing enters now: the evictions may have
+            // taken the shift's owner away, and no entering value moves the
+            // shift. Until one does, the newest finite sample holds it, so
+            // that the sums are read around a value of the window.
+            None if evicted && self.rebase_pending => self.shift_to_newest_finite(),
+            None => {}
         }
         // After the evictions too: open on the right, a push may only
         // remove values (an outlier leaving), and that is the cancellation
         // the check is for.
         if self.total.needs_rebuild() {
-            let newest_is_finite = self.samples.back().is_some_and(|s| s.1.is_finite());
-            self.rebuild(newest_is_finite);
+            // The rebuilt shift, the newest finite value, stays until the
+            // next take-over only if it came after the last one (open on
+            // the right, the newest sample may predate it).
+            let newest_stays = self.samples.len() > self.stale
+                && self.samples.back().is_some_and(|s| s.1.is_finite());
+            self.rebuild(newest_stays);
         }
         Ok(())
+    }
+
+    /// Moves the shift onto the newest finite sample while a re-base is
+    /// pending (a sample that may leave before the next refresh: the
+    /// re-base stays pending, for the next finite value to enter).
+    fn shift_to_newest_finite(&mut self) {
+        if let Some(v) = self.newest_finite_while_pending() {
+            self.total.rebase(v);
+        }
     }
 
     /// Adds the sample `x` at time `t` to the window.
@@ -321,17 +340,19 @@ impl<F: Float> TimeWindow<F> {
                 // `x` stays until the next refresh.
                 self.total.rebase(x);
                 self.rebase_pending = false;
-            } else if let Some(v) = self.newest_finite_while_pending() {
+            } else {
                 // Meanwhile the newest finite sample, which is in the window
                 // now (the shift's owner may have left); the next finite
                 // sample takes over for the rest of the refresh.
-                self.total.rebase(v);
+                self.shift_to_newest_finite();
             }
         }
     }
 
-    /// Drops the samples that are outside the window at `t`.
-    fn evict(&mut self, t: f64) {
+    /// Drops the samples that are outside the window at `t`; whether any
+    /// left.
+    fn evict(&mut self, t: f64) -> bool {
+        let before = self.samples.len();
         while let Some(&(old_t, old)) = self.samples.front() {
             if !self.bounds.leaves(old_t, t) {
                 break;
@@ -359,21 +380,19 @@ impl<F: Float> TimeWindow<F> {
         self.extrema
             .evict_before(self.pushed - self.samples.len() as u64);
         release_spare(&mut self.samples);
+        self.samples.len() < before
     }
 
-    /// Recomputes the statistics of the window from its values; the
-    /// newest sample's finiteness says whether the new shift (the newest
-    /// finite value) is the newest sample, which stays longest.
+    /// Recomputes the statistics of the window from its values;
+    /// `newest_stays` says whether the new shift (the newest finite value)
+    /// stays until the next refresh.
     #[cold]
     #[inline(never)]
-    fn rebuild(&mut self, newest_is_finite: bool) {
+    fn rebuild(&mut self, newest_stays: bool) {
         let samples = &self.samples;
         self.total
             .rebuild(|| samples.iter().map(|s| s.1).filter(|x| x.is_finite()));
-        // The rebuilt shift is the newest finite value; if that is not the
-        // sample just pushed it may be one that leaves before the next
-        // refresh.
-        self.rebase_pending = !newest_is_finite;
+        self.rebase_pending = !newest_stays;
         self.newest_finite = None;
     }
 
@@ -491,11 +510,18 @@ impl<F: Float> TimeWindow<F> {
 
     /// How unusual `x` is against the window as it stands, without
     /// pushing it: (x − mean)/s with s the
-    /// [sample standard deviation](Self::sample_std_dev). Call it before
-    /// pushing `x`: pandas' `(x - r.mean().shift()) / r.std().shift()` for
-    /// `r = s.rolling("10s")`, the window of the previous sample's time.
-    /// ([`Closed::Left`] gives the window of the span before `x`'s own
-    /// time instead, pandas' `closed="left"`.)
+    /// [sample standard deviation](Self::sample_std_dev). The window is the
+    /// one of the latest push, so what `x` is scored against depends on
+    /// when it is called:
+    ///
+    /// - before pushing `x`: pandas' `(x - r.mean().shift()) /
+    ///   r.std().shift()` for `r = s.rolling("10s")`, the window at the
+    ///   previous sample's time;
+    /// - after pushing `x` at its time `t` into a window with
+    ///   [`Closed::Left`]: the span before `x`'s own time, `[t − span, t)`,
+    ///   which leaves `x` (and every sample at `t`) out: pandas'
+    ///   `(x - r.mean()) / r.std()` for `r = s.rolling("10s",
+    ///   closed="left")`.
     ///
     /// `None` until the window is [ready](Self::is_ready), below two
     /// samples (pandas' NaN), and while s is 0 (a flat window, where pandas
@@ -509,6 +535,14 @@ impl<F: Float> TimeWindow<F> {
     /// }
     /// let z = w.z_score(14.0).unwrap(); // mean 10, s² = 4/3
     /// assert!((z - 4.0 / (4.0_f64 / 3.0).sqrt()).abs() < 1e-15);
+    ///
+    /// // Closed on the left: push first, then score against [t − 10, t).
+    /// let mut left = momenta::TimeWindow::new(10.0)?.with_closed(momenta::Closed::Left);
+    /// for (t, x) in [(0.0, 9.0), (1.0, 11.0), (2.0, 9.0), (3.0, 11.0), (4.0, 14.0)] {
+    ///     left.push_at(t, x)?;
+    /// }
+    /// assert_eq!(left.len(), 4); // 14.0 at t = 4 waits outside
+    /// assert_eq!(left.z_score(14.0), Some(z));
     /// # Ok::<(), momenta::Error>(())
     /// ```
     #[must_use]
