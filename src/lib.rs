@@ -382,27 +382,17 @@ extern crate alloc;
 extern crate std;
 
 mod accumulator;
+#[cfg(feature = "serde")]
+mod checkpoint;
 mod cumulative;
 mod error;
-mod exact_co_sums;
-mod exact_grouped;
-#[cfg(feature = "serde")]
-mod exact_state;
-mod exact_sums;
+mod exact;
 mod exponential;
 mod float;
-mod grouped_co_sums;
 mod kernels;
-#[cfg(feature = "mpi")]
-pub mod mpi;
 mod nan_policy;
 pub mod norm;
-#[cfg(feature = "rayon")]
 mod parallel;
-#[cfg(feature = "serde")]
-mod serde_float;
-#[cfg(feature = "serde")]
-mod serde_path;
 mod series;
 mod windows;
 
@@ -479,13 +469,13 @@ pub use cumulative::{
     WeightedVariance, WeightedVarianceParts,
 };
 pub use error::{Error, ErrorKind};
-pub use exact_co_sums::ExactCoSums;
-pub use exact_sums::ExactSums;
+pub use exact::{ExactCoSums, ExactSums, GroupedCoSums};
 pub use exponential::{Ema, EwCovariance, EwVariance, Momentum};
 pub use float::{Element, Float};
-pub use grouped_co_sums::GroupedCoSums;
 pub use kernels::FromSlice;
 pub use nan_policy::NanPolicy;
+#[cfg(feature = "mpi")]
+pub use parallel::mpi;
 pub use windows::{
     Closed, Interpolation, MovingAverage, MovingMinMax, MovingQuantile, MovingStats,
     MovingVariance, TimeQuantile, TimeWindow,

@@ -56,7 +56,7 @@ pub struct Covariance<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Covariance<F>, CovarianceParts);
+crate::checkpoint::path::restore_from!([F: Float] Covariance<F>, CovarianceParts);
 
 /// The plain state of a [`Covariance`], for any transport (MPI, a socket,
 /// a database row) and for serde: `f64` whatever the accumulator's float
@@ -89,25 +89,25 @@ pub struct CovarianceParts {
     /// The number of pairs.
     pub count: u64,
     /// A value of `x` from the data that the `x` deviations are taken from.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift_x: f64,
     /// `x̄ − shift_x`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset_x: f64,
     /// `Σ(x − x̄)²`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2_x: f64,
     /// A value of `y` from the data that the `y` deviations are taken from.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift_y: f64,
     /// `ȳ − shift_y`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset_y: f64,
     /// `Σ(y − ȳ)²`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2_y: f64,
     /// `Σ(x − x̄)(y − ȳ)`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub comoment: f64,
 }
 

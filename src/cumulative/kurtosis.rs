@@ -65,7 +65,7 @@ pub struct Kurtosis<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Kurtosis<F>, KurtosisParts);
+crate::checkpoint::path::restore_from!([F: Float] Kurtosis<F>, KurtosisParts);
 
 shape_statistics!(Kurtosis, true);
 
@@ -189,19 +189,19 @@ pub struct KurtosisParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift: f64,
     /// The mean minus the shift.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset: f64,
     /// Σ(x − mean)².
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2: f64,
     /// Σ(x − mean)³.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m3: f64,
     /// Σ(x − mean)⁴.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m4: f64,
 }
 

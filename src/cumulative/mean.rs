@@ -48,7 +48,7 @@ pub struct Mean<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Mean<F>, MeanState<F>);
+crate::checkpoint::path::restore_from!([F: Float] Mean<F>, MeanState<F>);
 
 impl<F: Float> Default for Mean<F> {
     fn default() -> Self {
@@ -316,7 +316,7 @@ pub struct MeanParts {
     /// The number of values.
     pub count: u64,
     /// Their mean (0 when `count` is 0).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub mean: f64,
 }
 
@@ -326,7 +326,7 @@ pub struct MeanParts {
 #[serde(bound = "F: Float")]
 struct MeanState<F> {
     count: u64,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     mean: F,
 }
 

@@ -66,7 +66,7 @@ pub struct MinMax<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] MinMax<F>, MinMaxParts);
+crate::checkpoint::path::restore_from!([F: Float] MinMax<F>, MinMaxParts);
 
 impl<F: Float> Default for MinMax<F> {
     fn default() -> Self {
@@ -351,10 +351,10 @@ pub struct MinMaxParts {
     /// The number of values.
     pub count: u64,
     /// The smallest value (0 when `count` is 0, NaN when a NaN was seen).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub min: f64,
     /// The largest value (0 when `count` is 0, NaN when a NaN was seen).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub max: f64,
 }
 

@@ -26,11 +26,11 @@ const STALE_EVERY: u64 = 8;
 )]
 pub(crate) struct Moments<F> {
     pub(crate) count: u64,
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub(crate) shift: F,
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub(crate) offset: F,
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub(crate) m2: F,
 }
 

@@ -70,7 +70,7 @@ pub struct Skewness<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Skewness<F>, SkewnessParts);
+crate::checkpoint::path::restore_from!([F: Float] Skewness<F>, SkewnessParts);
 
 shape_statistics!(Skewness, false);
 
@@ -162,16 +162,16 @@ pub struct SkewnessParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift: f64,
     /// The mean minus the shift.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset: f64,
     /// Σ(x − mean)².
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2: f64,
     /// Σ(x − mean)³.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m3: f64,
 }
 

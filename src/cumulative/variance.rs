@@ -47,7 +47,7 @@ pub struct Variance<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Variance<F>, Moments<F>);
+crate::checkpoint::path::restore_from!([F: Float] Variance<F>, Moments<F>);
 
 impl<F: Float> Default for Variance<F> {
     fn default() -> Self {
@@ -342,13 +342,13 @@ pub struct VarianceParts {
     /// The number of values.
     pub count: u64,
     /// A reference point taken from the data (0 when `count` is 0).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift: f64,
     /// The mean minus the shift.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset: f64,
     /// The sum of squared deviations from the mean, Σ(x − mean)².
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2: f64,
 }
 

@@ -50,7 +50,7 @@ pub struct WeightedMean<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] WeightedMean<F>, WeightedMeanParts);
+crate::checkpoint::path::restore_from!([F: Float] WeightedMean<F>, WeightedMeanParts);
 
 /// The plain state of a [`WeightedMean`], for any transport and for serde:
 /// `f64` whatever the accumulator's float type. `mean = shift + offset`.
@@ -75,13 +75,13 @@ pub struct WeightedMeanParts {
     /// Values pushed with a positive weight.
     pub count: u64,
     /// Σw.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub total_weight: f64,
     /// A value from the data (with a positive weight).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift: f64,
     /// `mean − shift`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset: f64,
 }
 

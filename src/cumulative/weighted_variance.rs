@@ -73,7 +73,7 @@ pub struct WeightedVariance<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] WeightedVariance<F>, WeightedVarianceParts);
+crate::checkpoint::path::restore_from!([F: Float] WeightedVariance<F>, WeightedVarianceParts);
 
 /// The plain state of a [`WeightedVariance`], for any transport and for
 /// serde: `f64` whatever the accumulator's float type.
@@ -105,23 +105,23 @@ pub struct WeightedVarianceParts {
     /// Values pushed with a positive weight.
     pub count: u64,
     /// Σw.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub total_weight: f64,
     /// `Σw − Σw²/Σw = Σᵢ≠ⱼ wᵢwⱼ / Σw`, the divisor of
     /// [`reliability_variance`](WeightedVariance::reliability_variance): 0
     /// for fewer than two positive weights, never above `total_weight`.
     /// (It replaced a field `sum_sq_weights`, Σw², from which the divisor
     /// lost its digits when one weight outweighed the rest.)
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub reliability_divisor: f64,
     /// A value from the data (with a positive weight).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub shift: f64,
     /// `mean − shift`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub offset: f64,
     /// `Σw(x − mean)²`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))]
     pub m2: f64,
 }
 

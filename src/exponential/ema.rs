@@ -102,7 +102,7 @@ pub struct Ema<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] Ema<F>, EmaState<F>);
+crate::checkpoint::path::restore_from!([F: Float] Ema<F>, EmaState<F>);
 
 impl<F: Float> Ema<F> {
     /// An average seeded by the first value pushed.
@@ -675,12 +675,12 @@ impl_accumulator!(Ema);
 #[serde(bound = "F: Float")]
 struct EmaState<F> {
     momentum: Momentum<F>,
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     initial: Option<F>,
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     value: Option<F>,
     count: u64,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     residual: F,
     bias_correction: bool,
     #[serde(default)]

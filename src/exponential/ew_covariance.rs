@@ -72,7 +72,7 @@ pub struct EwCovariance<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] EwCovariance<F>, EwCovarianceState<F>);
+crate::checkpoint::path::restore_from!([F: Float] EwCovariance<F>, EwCovarianceState<F>);
 
 impl<F: Float> EwCovariance<F> {
     /// An empty accumulator, seeded by the first pair, with pandas'
@@ -855,19 +855,19 @@ impl<'a, F: Float> Extend<&'a (F, F)> for EwCovariance<F> {
 struct EwCovarianceState<F> {
     momentum: Momentum<F>,
     count: u64,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     shift_x: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     offset_x: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     shift_y: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     offset_y: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     variance_x: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     variance_y: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     covariance: F,
     #[serde(default)]
     weights: WeightsState<F>,

@@ -124,7 +124,7 @@ pub struct EwVariance<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] EwVariance<F>, EwVarianceState<F>);
+crate::checkpoint::path::restore_from!([F: Float] EwVariance<F>, EwVarianceState<F>);
 
 impl<F: Float> EwVariance<F> {
     /// An empty accumulator, seeded by the first value pushed, with pandas'
@@ -1005,11 +1005,11 @@ impl_accumulator!(EwVariance);
 struct EwVarianceState<F> {
     momentum: Momentum<F>,
     count: u64,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     shift: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     offset: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     variance: F,
     #[serde(default)]
     weights: WeightsState<F>,

@@ -40,10 +40,10 @@ use crate::error::{Error, check_unit_interval};
 #[non_exhaustive]
 pub enum Momentum<F> {
     /// Weight of the old value, in `[0, 1]` (Keras/TF `momentum`, TF EMA `decay`).
-    Decay(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),
+    Decay(#[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))] F),
     /// Weight of the new value, in `[0, 1]` (PyTorch `momentum`, cuDNN
     /// `exponentialAverageFactor`).
-    Factor(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] F),
+    Factor(#[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))] F),
     /// Equal weight for every value: the cumulative average.
     Cumulative,
     /// A half-life, positive and finite (pandas `halflife`, polars
@@ -57,7 +57,7 @@ pub enum Momentum<F> {
     /// exact in both. `h` is an `f64` whatever the value type, as every
     /// time in the crate is. Made by [`Momentum::from_half_life`], which
     /// checks it.
-    HalfLife(#[cfg_attr(feature = "serde", serde(with = "crate::serde_float"))] f64),
+    HalfLife(#[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float"))] f64),
 }
 
 impl<F: Float> Momentum<F> {

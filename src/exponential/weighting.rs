@@ -431,22 +431,22 @@ pub(crate) struct WeightsState<F> {
     #[serde(default)]
     min_periods: u64,
     #[serde(default)]
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     total: Option<F>,
     #[serde(default)]
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     squares: Option<F>,
     /// `q = 1 − r`, kept apart from `r` (absent from older states).
     #[serde(default)]
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     complement: Option<F>,
     #[serde(default)]
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     pending: Option<F>,
     /// Times are `f64` whatever `F` is (a number written by an older
     /// `f32` state reads as the `f64` nearest its decimal form).
     #[serde(default)]
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     clock: Option<f64>,
     #[serde(default)]
     timed: bool,

@@ -76,7 +76,7 @@ pub struct BatchStats<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] BatchStats<F>, BatchStatsParts);
+crate::checkpoint::path::restore_from!([F: Float] BatchStats<F>, BatchStatsParts);
 
 /// Equal when the moments are: the cached `mean` is derived from them, and
 /// reads NaN for an empty channel, which would make empty statistics
@@ -745,13 +745,13 @@ pub struct BatchStatsParts {
     /// The number of values per channel.
     pub count: u64,
     /// Per channel, a reference point taken from the data.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub shift: Vec<f64>,
     /// Per channel, the mean minus the shift.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub offset: Vec<f64>,
     /// Per channel, the sum of squared deviations from the mean.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub m2: Vec<f64>,
     /// Whether the statistics were merged with others of a different
     /// channel count (see [`BatchStats::is_poisoned`]).

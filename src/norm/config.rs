@@ -120,7 +120,7 @@ pub struct BnConfig<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] BnConfig<F>, BnConfigState<F>);
+crate::checkpoint::path::restore_from!([F: Float] BnConfig<F>, BnConfigState<F>);
 
 impl<F: Float> BnConfig<F> {
     /// PyTorch's `BatchNorm{1,2,3}d` defaults: `momentum=0.1`
@@ -335,10 +335,10 @@ impl<F: Float> BnConfig<F> {
 #[serde(bound = "F: Float")]
 struct BnConfigState<F> {
     momentum: Momentum<F>,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     eps: F,
     correction: VarianceCorrection,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     min_eps: F,
 }
 

@@ -92,7 +92,7 @@ pub struct GradSums<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] GradSums<F>, GradSumsParts);
+crate::checkpoint::path::restore_from!([F: Float] GradSums<F>, GradSumsParts);
 
 /// The whole state of [`GradSums`] as plain `f64` vectors, what an MPI
 /// all-gather or a socket carries; [`GradSums::from_parts`] rebuilds it
@@ -114,13 +114,13 @@ pub struct GradSumsParts {
     pub count: u64,
     /// Per channel, the centre the products are summed about (the
     /// statistics' shift).
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub centre: Vec<f64>,
     /// Per channel, `Σdy`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub sum_dy: Vec<f64>,
     /// Per channel, `Σdy·(x − centre)`.
-    #[cfg_attr(feature = "serde", serde(with = "crate::serde_float::seq"))]
+    #[cfg_attr(feature = "serde", serde(with = "crate::checkpoint::float::seq"))]
     pub sum_dy_dx: Vec<f64>,
     /// Whether sums of different channel counts were merged.
     pub poisoned: bool,

@@ -76,7 +76,7 @@ pub struct RunningStats<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] RunningStats<F>, RunningStatsState<F>);
+crate::checkpoint::path::restore_from!([F: Float] RunningStats<F>, RunningStatsState<F>);
 
 /// One running update of the `t`-th batch, in `f64`, as the momentum's
 /// frameworks evaluate it.
@@ -355,9 +355,9 @@ impl<F: Float> RunningStats<F> {
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(bound = "F: Float")]
 struct RunningStatsState<F> {
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     mean: Vec<F>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     var: Vec<F>,
     batches_tracked: u64,
     config: BnConfig<F>,

@@ -28,7 +28,7 @@ use super::window::{ShiftedMoments, ShiftedSum, WindowStats};
 #[cfg(feature = "serde")]
 use crate::Error;
 use crate::Float;
-use crate::exact_sums::ExactSums;
+use crate::exact::sums::ExactSums;
 
 /// Exact sums, or compensated ones when the values do not fit them.
 #[derive(Clone, Debug)]

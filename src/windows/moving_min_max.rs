@@ -90,7 +90,7 @@ pub struct MovingMinMax<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] MovingMinMax<F>, super::state::WindowState<F>);
+crate::checkpoint::path::restore_from!([F: Float] MovingMinMax<F>, super::state::WindowState<F>);
 
 /// Slices shorter than this go through the push loop.
 const SERIES_MIN: usize = 64;

@@ -111,7 +111,7 @@ pub struct MovingQuantile<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] MovingQuantile<F>, super::state::QuantileState<F>);
+crate::checkpoint::path::restore_from!([F: Float] MovingQuantile<F>, super::state::QuantileState<F>);
 
 impl<F: Float> MovingQuantile<F> {
     /// An empty window over the last `window` values that reports their

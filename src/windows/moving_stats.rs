@@ -112,7 +112,7 @@ pub struct MovingStats<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] MovingStats<F>, super::state::SumsWindowState<F>);
+crate::checkpoint::path::restore_from!([F: Float] MovingStats<F>, super::state::SumsWindowState<F>);
 
 impl<F: Float> MovingStats<F> {
     /// An empty window over the last `window` values. Nothing is

@@ -20,7 +20,7 @@ use super::interpolation::Interpolation;
 use super::policy::{Policy, default_min_periods};
 use super::ring::Ring;
 use crate::NanPolicy;
-use crate::serde_float::Exact;
+use crate::checkpoint::float::Exact;
 use crate::{Error, Float};
 
 /// A count window as serialized.
@@ -29,7 +29,7 @@ use crate::{Error, Float};
 #[serde(deny_unknown_fields)]
 pub(crate) struct WindowState<F> {
     pub(crate) window: usize,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     pub(crate) values: Vec<F>,
     #[serde(default)]
     pub(crate) nan_policy: NanPolicy,
@@ -46,7 +46,7 @@ pub(crate) struct WindowState<F> {
 #[serde(deny_unknown_fields)]
 pub(crate) struct SumsWindowState<F> {
     pub(crate) window: usize,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     pub(crate) values: Vec<F>,
     #[serde(default)]
     pub(crate) nan_policy: NanPolicy,
@@ -80,15 +80,15 @@ pub(crate) struct EngineState<F> {
 #[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SumsState<F> {
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) shift: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) hi: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) lo: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) lo_churn: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) scale: F,
     pub(crate) m2: Option<M2State<F>>,
 }
@@ -100,11 +100,11 @@ pub(crate) struct SumsState<F> {
 #[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
 pub(crate) struct M2State<F> {
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) value: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) churn: F,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) scale: F,
 }
 
@@ -115,9 +115,9 @@ pub(crate) struct M2State<F> {
 #[serde(deny_unknown_fields)]
 pub(crate) struct QuantileState<F> {
     pub(crate) window: usize,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     pub(crate) q: f64,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     pub(crate) values: Vec<F>,
     #[serde(default)]
     pub(crate) nan_policy: NanPolicy,

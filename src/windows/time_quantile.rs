@@ -100,7 +100,7 @@ pub struct TimeQuantile<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] TimeQuantile<F>, TimeQuantileState<F>);
+crate::checkpoint::path::restore_from!([F: Float] TimeQuantile<F>, TimeQuantileState<F>);
 
 impl<F: Float> TimeQuantile<F> {
     /// An empty window over the last `span` of time (in the unit of the
@@ -513,19 +513,19 @@ impl<F: Float> PartialEq for TimeQuantile<F> {
 #[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
 struct TimeQuantileState<F> {
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     span: f64,
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     q: f64,
     interpolation: Interpolation,
     closed: Closed,
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     last_time: Option<f64>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     times: alloc::vec::Vec<f64>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     values: alloc::vec::Vec<F>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     pending: alloc::vec::Vec<F>,
     nan_policy: NanPolicy,
     min_periods: usize,
@@ -568,7 +568,7 @@ impl<F: Float> TryFrom<TimeQuantileState<F>> for TimeQuantile<F> {
 #[cfg(feature = "serde")]
 impl<F: Float> serde::Serialize for TimeQuantile<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        use crate::serde_float::Exact;
+        use crate::checkpoint::float::Exact;
         use serde::ser::SerializeStruct;
 
         /// One column of the samples, oldest first, without copying.

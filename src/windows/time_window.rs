@@ -121,7 +121,7 @@ pub struct TimeWindow<F> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float] TimeWindow<F>, TimeWindowState<F>);
+crate::checkpoint::path::restore_from!([F: Float] TimeWindow<F>, TimeWindowState<F>);
 
 impl<F: Float> TimeWindow<F> {
     /// An empty window over the last `span` of time (in the unit of the
@@ -1181,13 +1181,13 @@ impl<F: Float> PartialEq for TimeWindow<F> {
 #[serde(bound = "F: Float")]
 #[serde(deny_unknown_fields)]
 struct TimeWindowState<F> {
-    #[serde(with = "crate::serde_float")]
+    #[serde(with = "crate::checkpoint::float")]
     span: f64,
-    #[serde(with = "crate::serde_float::option")]
+    #[serde(with = "crate::checkpoint::float::option")]
     last_time: Option<f64>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     times: alloc::vec::Vec<f64>,
-    #[serde(with = "crate::serde_float::seq")]
+    #[serde(with = "crate::checkpoint::float::seq")]
     values: alloc::vec::Vec<F>,
     #[serde(default)]
     nan_policy: NanPolicy,
@@ -1201,7 +1201,7 @@ struct TimeWindowState<F> {
     #[serde(default)]
     closed: Closed,
     /// The values waiting at `last_time` (a window open on the right).
-    #[serde(default, with = "crate::serde_float::seq")]
+    #[serde(default, with = "crate::checkpoint::float::seq")]
     pending: alloc::vec::Vec<F>,
 }
 
@@ -1296,7 +1296,7 @@ impl<F: Float> TryFrom<TimeWindowState<F>> for TimeWindow<F> {
 #[cfg(feature = "serde")]
 impl<F: Float> serde::Serialize for TimeWindow<F> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        use crate::serde_float::Exact;
+        use crate::checkpoint::float::Exact;
         use serde::ser::SerializeStruct;
 
         /// One column of the samples, oldest first, without copying.

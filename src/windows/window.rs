@@ -1305,7 +1305,7 @@ pub(crate) struct Window<F, S> {
 }
 
 #[cfg(feature = "serde")]
-crate::serde_path::restore_from!([F: Float, S: WindowStats<F>] Window<F, S>, SumsWindowState<F>);
+crate::checkpoint::path::restore_from!([F: Float, S: WindowStats<F>] Window<F, S>, SumsWindowState<F>);
 
 impl<F: Float, S: WindowStats<F>> Window<F, S> {
     /// # Errors

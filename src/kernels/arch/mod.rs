@@ -434,7 +434,7 @@ pub(crate) fn exact_mean_run<F: Float>(
 #[inline]
 pub(crate) fn checked_quotient(path: Path, a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
     match path {
-        Path::Portable => crate::exact_sums::checked_quotient::<false>(a, b, d, inv_d),
+        Path::Portable => crate::exact::sums::checked_quotient::<false>(a, b, d, inv_d),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::series::checked_quotient`

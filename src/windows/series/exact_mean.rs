@@ -86,7 +86,7 @@
 )]
 
 use crate::Float;
-use crate::exact_sums::{LIMIT, parts, pow2, rounded_mean, scale2};
+use crate::exact::sums::{LIMIT, parts, pow2, rounded_mean, scale2};
 // The float methods by name, so that they come from `libm` without `std`.
 use num_traits::Float as Real;
 

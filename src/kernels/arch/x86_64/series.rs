@@ -60,7 +60,7 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
 /// The CPU must have AVX2, FMA and F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
 pub(in crate::kernels::arch) unsafe fn checked_quotient(a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
-    crate::exact_sums::checked_quotient::<true>(a, b, d, inv_d)
+    crate::exact::sums::checked_quotient::<true>(a, b, d, inv_d)
 }
 
 /// `windows::series::exact_var::run`, with AVX2 and FMA.

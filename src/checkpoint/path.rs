@@ -54,7 +54,7 @@ macro_rules! restore_from {
     ([$($generics:tt)*] $ty:ty, $state:ty) => {
         impl<'de, $($generics)*> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                crate::serde_path::restore::<$state, Self, D>(deserializer)
+                crate::checkpoint::path::restore::<$state, Self, D>(deserializer)
             }
         }
     };

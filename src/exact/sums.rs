@@ -504,11 +504,6 @@ fn wide_quotient_to_f64(a: U256, m: u64, exp: i32) -> f64 {
 /// # }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize),
-    serde(into = "crate::exact_state::ExactSumsState")
-)]
 // One cache line: a `GROUP BY` keeps a vector of them.
 #[repr(align(64))]
 pub struct ExactSums {
@@ -524,9 +519,6 @@ pub struct ExactSums {
     /// `2^-base` when that is a normal `f64`, else 0 (no fast route).
     scale: f64,
 }
-
-#[cfg(feature = "serde")]
-crate::serde_path::restore_from!([] ExactSums, crate::exact_state::ExactSumsState);
 
 impl ExactSums {
     /// No values.

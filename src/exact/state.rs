@@ -18,9 +18,9 @@ use alloc::vec::Vec;
 use core::fmt::Write as _;
 
 use crate::Error;
-use crate::exact_co_sums::ExactCoSums;
-use crate::exact_sums::{ExactSums, U256};
-use crate::grouped_co_sums::GroupedCoSums;
+use crate::exact::co_sums::ExactCoSums;
+use crate::exact::grouped_co_sums::GroupedCoSums;
+use crate::exact::sums::{ExactSums, U256};
 
 /// An [`ExactSums`] as saved.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -53,6 +53,31 @@ pub(crate) struct ExactCoSumsState {
 pub(crate) struct GroupedCoSumsState {
     groups: Vec<ExactCoSumsState>,
 }
+
+// The types are written and read through their states here, so that the
+// types' own files do not name the checkpoint form (which names them).
+impl serde::Serialize for ExactSums {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ExactSumsState::from(self.clone()).serialize(serializer)
+    }
+}
+
+impl serde::Serialize for ExactCoSums {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ExactCoSumsState::from(self.clone()).serialize(serializer)
+    }
+}
+
+/// Each group's sums, read one at a time (not a clone of all the groups).
+impl serde::Serialize for GroupedCoSums {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        GroupedCoSumsState::from(self).serialize(serializer)
+    }
+}
+
+crate::checkpoint::path::restore_from!([] ExactSums, ExactSumsState);
+crate::checkpoint::path::restore_from!([] ExactCoSums, ExactCoSumsState);
+crate::checkpoint::path::restore_from!([] GroupedCoSums, GroupedCoSumsState);
 
 impl From<ExactSums> for ExactSumsState {
     fn from(sums: ExactSums) -> Self {
@@ -91,7 +116,7 @@ impl From<ExactCoSums> for ExactCoSumsState {
         let (x, y, cross) = sums.into_parts();
         let negative = cross[3] >> 63 != 0;
         let magnitude = if negative {
-            crate::exact_co_sums::negate(cross)
+            crate::exact::co_sums::negate(cross)
         } else {
             cross
         };
@@ -122,7 +147,7 @@ impl TryFrom<ExactCoSumsState> for ExactCoSums {
             return Err(Error::state("cross must be below count·2^188 in magnitude"));
         }
         let cross = if negative {
-            crate::exact_co_sums::negate(magnitude)
+            crate::exact::co_sums::negate(magnitude)
         } else {
             magnitude
         };
@@ -174,7 +199,7 @@ fn decimal(magnitude: U256, negative: bool) -> String {
     let mut chunks = Vec::new();
     let mut rest = magnitude;
     loop {
-        let (q, r) = crate::exact_sums::div_small(rest, CHUNK);
+        let (q, r) = crate::exact::sums::div_small(rest, CHUNK);
         chunks.push(r);
         rest = q;
         if rest == [0; 4] {
@@ -209,8 +234,8 @@ fn parse(text: &str) -> Option<(U256, bool)> {
     }
     let mut value: U256 = [0; 4];
     for b in digits.bytes() {
-        let tenfold = crate::exact_sums::mul_small(value, 10);
-        value = crate::exact_sums::add_small(tenfold, u64::from(b - b'0'));
+        let tenfold = crate::exact::sums::mul_small(value, 10);
+        value = crate::exact::sums::add_small(tenfold, u64::from(b - b'0'));
     }
     Some((value, negative && value != [0; 4]))
 }

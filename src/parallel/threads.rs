@@ -75,7 +75,7 @@ macro_rules! impl_parallel {
             where
                 I: rayon::iter::IntoParallelIterator<Item = F>,
             {
-                $crate::parallel::collect(iter)
+                $crate::parallel::threads::collect(iter)
             }
         }
 
@@ -85,7 +85,7 @@ macro_rules! impl_parallel {
                 I: rayon::iter::IntoParallelIterator<Item = &'a F>,
             {
                 use rayon::iter::ParallelIterator;
-                $crate::parallel::collect(iter.into_par_iter().copied())
+                $crate::parallel::threads::collect(iter.into_par_iter().copied())
             }
         }
 
@@ -94,7 +94,7 @@ macro_rules! impl_parallel {
             where
                 I: rayon::iter::IntoParallelIterator<Item = F>,
             {
-                let other: Self = $crate::parallel::collect(iter);
+                let other: Self = $crate::parallel::threads::collect(iter);
                 $crate::Merge::merge(self, &other);
             }
         }
@@ -105,7 +105,7 @@ macro_rules! impl_parallel {
                 I: rayon::iter::IntoParallelIterator<Item = &'a F>,
             {
                 use rayon::iter::ParallelIterator;
-                let other: Self = $crate::parallel::collect(iter.into_par_iter().copied());
+                let other: Self = $crate::parallel::threads::collect(iter.into_par_iter().copied());
                 $crate::Merge::merge(self, &other);
             }
         }

@@ -17,7 +17,7 @@
     reason = "limbs of 256-bit integers, and a count below 2^32"
 )]
 
-use crate::exact_sums::{ExactSums, U256, mul_small, quotient_to_f64, shift_left, sub};
+use crate::exact::sums::{ExactSums, U256, mul_small, quotient_to_f64, shift_left, sub};
 
 /// `a·b` for `a, b < 2^128`.
 fn mul_wide(a: u128, b: u128) -> U256 {
@@ -122,20 +122,12 @@ fn signed_product(a: i128, b: i128) -> U256 {
 /// # }
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize),
-    serde(into = "crate::exact_state::ExactCoSumsState")
-)]
 pub struct ExactCoSums {
     x: ExactSums,
     y: ExactSums,
     /// `Σ(x/2^base_x)(y/2^base_y)`, two's complement.
     cross: U256,
 }
-
-#[cfg(feature = "serde")]
-crate::serde_path::restore_from!([] ExactCoSums, crate::exact_state::ExactCoSumsState);
 
 impl ExactCoSums {
     /// No pairs.
@@ -470,7 +462,7 @@ impl ExactCoSums {
         }
         // |Σxy| < n·2^188: its top 128 bits below n·2^60.
         let top = u128::from(magnitude[2]) | (u128::from(magnitude[3]) << 64);
-        if top >= u128::from(n) << (2 * crate::exact_sums::LIMIT - 128) {
+        if top >= u128::from(n) << (2 * crate::exact::sums::LIMIT - 128) {
             return Err("cross must be below count·2^188 in magnitude".into());
         }
         let sums = Self { x, y, cross };

@@ -31,8 +31,8 @@
 
 use alloc::vec::Vec;
 
-use crate::exact_grouped::by_group;
-use crate::exact_sums::{LIMIT, parts};
+use crate::exact::grouped::by_group;
+use crate::exact::sums::{LIMIT, parts};
 use crate::kernels::{is_whole_below, truncate_i64};
 use crate::{Error, ExactCoSums};
 
@@ -310,17 +310,6 @@ fn room_for_a_run(sums: &ExactCoSums) -> bool {
 pub struct GroupedCoSums {
     pending: Vec<Pending>,
     sums: Vec<ExactCoSums>,
-}
-
-#[cfg(feature = "serde")]
-crate::serde_path::restore_from!([] GroupedCoSums, crate::exact_state::GroupedCoSumsState);
-
-/// Each group's sums, read one at a time (not a clone of all the groups).
-#[cfg(feature = "serde")]
-impl serde::Serialize for GroupedCoSums {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        crate::exact_state::GroupedCoSumsState::from(self).serialize(serializer)
-    }
 }
 
 impl GroupedCoSums {

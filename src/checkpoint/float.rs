@@ -146,19 +146,19 @@ impl<'de, F: Float> serde::Deserialize<'de> for Exact<F> {
     }
 }
 
-/// `#[serde(with = "crate::serde_float")]` for a field of type `F`.
+/// `#[serde(with = "crate::checkpoint::float")]` for a field of type `F`.
 pub(crate) fn serialize<F: Float, S: Serializer>(x: &F, serializer: S) -> Result<S::Ok, S::Error> {
     serde::Serialize::serialize(&Exact(*x), serializer)
 }
 
-/// `#[serde(with = "crate::serde_float")]` for a field of type `F`.
+/// `#[serde(with = "crate::checkpoint::float")]` for a field of type `F`.
 pub(crate) fn deserialize<'de, F: Float, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<F, D::Error> {
     <Exact<F> as serde::Deserialize>::deserialize(deserializer).map(|x| x.0)
 }
 
-/// `#[serde(with = "crate::serde_float::option")]` for an `Option<F>`.
+/// `#[serde(with = "crate::checkpoint::float::option")]` for an `Option<F>`.
 pub(crate) mod option {
     use super::{Deserializer, Exact, Float, Serializer};
 
@@ -178,7 +178,7 @@ pub(crate) mod option {
     }
 }
 
-/// `#[serde(with = "crate::serde_float::seq")]` for a `Vec<F>`.
+/// `#[serde(with = "crate::checkpoint::float::seq")]` for a `Vec<F>`.
 pub(crate) mod seq {
     use alloc::vec::Vec;
 
