@@ -1,6 +1,6 @@
 //! Statistics across threads and processes: any mergeable accumulator
-//! folded over a rayon parallel iterator ([`threads`], feature `rayon`)
-//! and all-reduced over an MPI communicator ([`mpi`], feature `mpi`, the
+//! folded over a rayon parallel iterator (`threads`, feature `rayon`)
+//! and all-reduced over an MPI communicator (`mpi`, feature `mpi`, the
 //! public `momenta::mpi`).
 //!
 //! Both sit above every family: they only need [`Merge`](crate::Merge)
