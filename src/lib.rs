@@ -390,6 +390,7 @@ mod exact;
 mod exponential;
 mod float;
 mod kernels;
+mod moments;
 mod nan_policy;
 pub mod norm;
 mod parallel;

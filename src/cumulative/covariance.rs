@@ -1,9 +1,9 @@
 //! Covariance and Pearson correlation of pairs: a shifted Welford step for
 //! the co-moment, Chan's merge.
 
-use super::comoments::CoMoments;
-use super::moments::Moments;
 use crate::float::exactly;
+use crate::moments::Moments;
+use crate::moments::comoments::CoMoments;
 use crate::{Element, Error, Float};
 
 /// Count, means, variances, covariance and Pearson correlation of every

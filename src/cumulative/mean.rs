@@ -1,9 +1,9 @@
 //! The cumulative mean.
 
-use super::moments::mean_step;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
 use crate::kernels::MomentsLeaf;
+use crate::moments::mean_step;
 use crate::{Element, Error, Float};
 
 /// The arithmetic mean of every value pushed, in constant space.

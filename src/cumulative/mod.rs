@@ -6,7 +6,7 @@
 //!   [`Merge`](crate::Merge), so statistics of parts combine into the
 //!   statistics of the whole (parallel reductions, synchronized BatchNorm,
 //!   shards of a data set);
-//! - **the raw moments.** Every variance is kept as [`moments::Moments`]:
+//! - **the raw moments.** Every variance is kept as [`Moments`](crate::moments::Moments):
 //!   count, a shift taken from the data, the mean's offset from the shift,
 //!   and M2, with the shifted Welford step, Chan's merge, and the re-basing
 //!   that keeps the shift near the mean;
@@ -21,18 +21,14 @@
 //! `Accumulator`, `Extend` and `FromIterator`; `Merge`; then the steps of
 //! "Adding a statistic" in ARCHITECTURE.md.
 
-pub(crate) mod comoments;
 mod covariance;
-pub(crate) mod higher_moments;
 mod kurtosis;
 mod mean;
 mod min_max;
-pub(crate) mod moments;
 mod shape;
 mod skewness;
 mod variance;
 mod weighted_mean;
-pub(crate) mod weighted_moments;
 mod weighted_variance;
 
 pub use covariance::{Covariance, CovarianceParts};

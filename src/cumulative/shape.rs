@@ -1,6 +1,6 @@
 //! What [`Skewness`](crate::Skewness) and [`Kurtosis`](crate::Kurtosis)
 //! share: every method but their own statistics and parts, written once.
-//! Both are a [`HigherMoments`](super::higher_moments::HigherMoments) in a
+//! Both are a [`HigherMoments`](crate::moments::higher_moments::HigherMoments) in a
 //! field named `moments`; the macro's doc examples name the type they are
 //! generated for.
 
@@ -27,7 +27,7 @@ macro_rules! shape_statistics {
             #[must_use]
             pub fn new() -> Self {
                 Self {
-                    moments: $crate::cumulative::higher_moments::HigherMoments::default(),
+                    moments: $crate::moments::higher_moments::HigherMoments::default(),
                 }
             }
 

@@ -1,8 +1,8 @@
 //! Skewness: the third central moment, Pébay's update and merge.
 
-use super::higher_moments::HigherMoments;
 use super::shape::shape_statistics;
 use crate::float::exactly;
+use crate::moments::higher_moments::HigherMoments;
 use crate::{Error, Float, VarianceParts};
 
 /// Count, mean, variance and skewness of every value pushed, in constant

@@ -1,9 +1,9 @@
 //! Mean and variance: Welford's update, Chan's merge.
 
-use super::moments::Moments;
 use crate::accumulator::impl_accumulator;
 use crate::float::exactly;
 use crate::kernels::MomentsLeaf;
+use crate::moments::Moments;
 use crate::{Element, Error, Float};
 
 /// Count, mean and variance of every value pushed, in constant space.

@@ -1,9 +1,10 @@
 //! The weighted mean: West's incremental step with a shift, the pairwise
 //! merge.
 
-use super::weighted_moments::{WeightedMoments, of_slices, try_extend};
 use crate::float::exactly;
 use crate::kernels::Schedule;
+use crate::kernels::weighted_moments_of;
+use crate::moments::weighted_moments::{WeightedMoments, try_extend};
 use crate::{Element, Error, Float};
 
 /// Total weight and weighted mean `Σwx/Σw` of every value pushed with a
@@ -125,7 +126,7 @@ impl<F: Float> WeightedMean<F> {
     /// ```
     pub fn from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, false>(Schedule::Sequential, xs, ws)?,
+            moments: weighted_moments_of::<S, F, false>(Schedule::Sequential, xs, ws)?,
         })
     }
 
@@ -150,7 +151,7 @@ impl<F: Float> WeightedMean<F> {
     #[cfg(feature = "rayon")]
     pub fn par_from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, false>(Schedule::Parallel, xs, ws)?,
+            moments: weighted_moments_of::<S, F, false>(Schedule::Parallel, xs, ws)?,
         })
     }
 

@@ -1,9 +1,10 @@
 //! Weighted mean and variance: West's incremental step with a shift, the
 //! pairwise merge.
 
-use super::weighted_moments::{WeightedMoments, of_slices, try_extend};
 use crate::float::exactly;
 use crate::kernels::Schedule;
+use crate::kernels::weighted_moments_of;
+use crate::moments::weighted_moments::{WeightedMoments, try_extend};
 use crate::{Element, Error, Float};
 
 /// Total weight, weighted mean and weighted variances of every value pushed
@@ -167,7 +168,7 @@ impl<F: Float> WeightedVariance<F> {
     /// ```
     pub fn from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, true>(Schedule::Sequential, xs, ws)?,
+            moments: weighted_moments_of::<S, F, true>(Schedule::Sequential, xs, ws)?,
         })
     }
 
@@ -192,7 +193,7 @@ impl<F: Float> WeightedVariance<F> {
     #[cfg(feature = "rayon")]
     pub fn par_from_slices<S: Element>(xs: &[S], ws: &[S]) -> Result<Self, Error> {
         Ok(Self {
-            moments: of_slices::<S, F, true>(Schedule::Parallel, xs, ws)?,
+            moments: weighted_moments_of::<S, F, true>(Schedule::Parallel, xs, ws)?,
         })
     }
 

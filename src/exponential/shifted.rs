@@ -2,7 +2,7 @@
 //! re-based exactly when the mean leaves it behind.
 
 use crate::Float;
-use crate::cumulative::moments::rebase;
+use crate::moments::rebase;
 
 /// Values between two tests of the shift against the spread (see
 /// [`Shifted::is_far`]): a power of two, so the test is a mask of the

@@ -29,7 +29,7 @@ use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
 use super::{BLOCK, centre, comoments_on, from_sums, moments_on, run_moments, shift_is_far};
 use crate::Element;
-use crate::cumulative::moments::Moments;
+use crate::moments::Moments;
 use alloc::vec;
 use alloc::vec::Vec;
 

@@ -20,7 +20,7 @@ use super::arch::{self, Path, detect};
 use super::schedule::Schedule;
 use super::{centre, from_sums, reduce_blocks, shift_is_far, summed_again};
 use crate::Element;
-use crate::cumulative::higher_moments::HigherMoments;
+use crate::moments::higher_moments::HigherMoments;
 
 /// Central moments of `count` values from their power sums around `k`.
 #[inline]

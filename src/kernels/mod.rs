@@ -26,6 +26,7 @@
 //!   ([`Schedule`]).
 
 pub(crate) mod affine;
+mod affine_params;
 mod arch;
 mod bundle;
 mod channels;
@@ -35,9 +36,10 @@ mod higher;
 mod schedule;
 
 use crate::Element;
-use crate::cumulative::comoments::CoMoments;
-use crate::cumulative::moments::Moments;
-use crate::cumulative::weighted_moments::WeightedMoments;
+use crate::moments::Moments;
+use crate::moments::comoments::CoMoments;
+use crate::moments::weighted_moments::{WeightedMoments, check_weight};
+use crate::{Error, Float};
 use arch::{Path, detect};
 pub(crate) use arch::{exact_i64, is_whole_below, prefetch_line, truncate_i64};
 pub(crate) use schedule::Schedule;
@@ -422,7 +424,7 @@ pub struct MomentsLeaf(pub(crate) Moments<f64>);
 /// ([`block_higher_moments`]); see [`MomentsLeaf`].
 #[derive(Clone, Copy, Debug)]
 pub struct HigherLeaf<const FOURTH: bool>(
-    pub(crate) crate::cumulative::higher_moments::HigherMoments<f64, FOURTH>,
+    pub(crate) crate::moments::higher_moments::HigherMoments<f64, FOURTH>,
 );
 
 /// A block's extremes ([`block_extremes`]); see [`MomentsLeaf`].
@@ -540,6 +542,49 @@ fn run_weighted<S: Element, const SPREAD: bool>(
         m.divisor = 0.0;
     }
     Some(m)
+}
+
+/// The weighted moments of `xs` with weights `ws` by the blocked kernels,
+/// in `F`, on a given schedule. The kernel checks the weights in the pass
+/// that sums them; only when it finds a bad one are they read again, to
+/// name the first.
+///
+/// # Errors
+///
+/// Slices of unequal length, a weight that is negative, NaN or infinite,
+/// or weights whose sum overflows `F`.
+pub(crate) fn weighted_moments_of<S: Element, F: Float, const SPREAD: bool>(
+    schedule: Schedule,
+    xs: &[S],
+    ws: &[S],
+) -> Result<WeightedMoments<F>, Error> {
+    if xs.len() != ws.len() {
+        return Err(Error::length("weights", xs.len(), ws.len()));
+    }
+    let m = weighted_moments_on::<S, SPREAD>(schedule, xs, ws);
+    let sum = match m {
+        Some(m) => m.weight,
+        None => weight_sum(ws)?,
+    };
+    match m {
+        Some(m) if sum <= F::max_value().as_f64() => Ok(m.cast()),
+        _ => Err(Error::parameter(
+            "weights",
+            sum,
+            "small enough that their sum stays finite",
+        )),
+    }
+}
+
+/// Σw in order, or the first invalid weight's error.
+fn weight_sum<S: Element>(ws: &[S]) -> Result<f64, Error> {
+    let mut sum = 0.0_f64;
+    for &w in ws {
+        let w = w.widen();
+        check_weight(w)?;
+        sum += w;
+    }
+    Ok(sum)
 }
 
 /// Weighted moments of `xs` with weights `ws` (equal lengths), blocked and

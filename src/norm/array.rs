@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use ndarray::{Array, ArrayBase, Axis, Data, Dimension, RemoveAxis};
 
 use super::{AffineGrads, Backward, BatchStats, Layout};
-use crate::cumulative::moments::Moments;
+use crate::moments::Moments;
 use crate::{Element, Error, ErrorKind, Float};
 
 /// Values read per kernel call when a channel is not one contiguous run.

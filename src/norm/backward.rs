@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 
 use super::{BatchStats, Layout};
-use crate::cumulative::moments::Moments;
+use crate::moments::Moments;
 use crate::{Element, Error, Float};
 
 /// The arguments of a normalization layer's backward pass, in one value:

@@ -3,7 +3,7 @@
 use alloc::vec::Vec;
 
 use super::Layout;
-use crate::cumulative::moments::Moments;
+use crate::moments::Moments;
 use crate::{Element, Error, Float, Merge, VarianceParts};
 
 /// Per-channel count, mean and sum of squared deviations (M2) of one batch,

@@ -16,8 +16,8 @@ use super::backward::{AffineGrads, Backward, DxCoefficients, check_gamma, rstd, 
 use super::batch_stats::RowStats;
 use super::normalize::{Centre, FUSED_VALUES, apply_entries};
 use super::{BatchStats, GradSums, Layout, checks};
-use crate::cumulative::moments::Moments;
 use crate::kernels::affine::{Affine, Pass, streams};
+use crate::moments::Moments;
 use crate::{Element, Error, Float};
 
 /// Checks that `groups` is a valid group count for `channels`.

@@ -8,9 +8,9 @@ use super::batch_stats::RowStats;
 use super::normalize::FUSED_VALUES;
 use super::normalize::{Centre, widen};
 use super::{BatchStats, GradSums, Layout, checks};
-use crate::cumulative::moments::Moments;
 use crate::kernels::Schedule;
 use crate::kernels::affine::{Affine, Pass, PerValue, affine_runs, streams};
+use crate::moments::Moments;
 use crate::{Element, Error, Float};
 
 /// Rows of a leaf of the backward sums' tree: at least this many values,

@@ -3,9 +3,9 @@
 use alloc::vec::Vec;
 
 use super::{BatchStats, Layout, RunningStats, checks};
-use crate::cumulative::moments::Moments;
 use crate::float::two_sum;
 use crate::kernels::affine::{Affine, Pass, PerValue, affine_lanes, affine_runs, streams};
+use crate::moments::Moments;
 use crate::{Element, Error, Float};
 
 /// A mean as the unevaluated sum `hi + lo` of two `f64`, `|lo| ≤ ulp(hi)/2`:

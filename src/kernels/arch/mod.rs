@@ -24,7 +24,7 @@ pub(super) mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-use crate::kernels::affine::{Affine, Pass, PerValue};
+use crate::kernels::affine_params::{Affine, Pass, PerValue};
 use crate::{Element, Float};
 
 /// Which compiled version of the kernels to run.

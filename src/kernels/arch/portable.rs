@@ -14,7 +14,7 @@
 
 use super::{prefetch, prefetch_line, prefetching};
 use crate::float::Elements;
-use crate::kernels::affine::{Affine, PerValue};
+use crate::kernels::affine_params::{Affine, PerValue};
 use crate::{Element, Float};
 use core::ops::Range;
 

@@ -15,7 +15,7 @@
 use super::quad::{Quad, fence};
 use crate::Element;
 use crate::float::{Elements, ElementsMut};
-use crate::kernels::affine::{Affine, Pass, PerValue};
+use crate::kernels::affine_params::{Affine, Pass, PerValue};
 use core::arch::x86_64::{
     __m256d, _mm256_add_pd, _mm256_broadcast_sd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_sub_pd,
 };

@@ -9,7 +9,7 @@
 //! which are of the size of the spread, so data like `1e9 + U(0, 1)` loses
 //! no digits to the offset.
 
-use super::moments::Moments;
+use super::Moments;
 use crate::{Element, Float};
 
 /// The moments of `x`, of `y`, and their co-moment. Both coordinates always

@@ -14,7 +14,7 @@
 //! `(x − shift) − offset`, so it is of the size of the spread even when the
 //! mean is 10⁶ times larger.
 
-use super::moments::Moments;
+use super::Moments;
 use crate::{Element, Error, Float};
 
 /// Count, shift, mean offset, M2, M3 and (when `FOURTH`) M4 of a set of

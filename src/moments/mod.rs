@@ -1,4 +1,11 @@
-//! Raw moments — count, shift, mean offset and M2 — and their Chan merge.
+//! Raw moments — count, shift, mean offset and M2 — and their Chan merge:
+//! the floor every statistic and every kernel stands on.
+//!
+//! The slice kernels return these (and the co-moments, higher moments and
+//! weighted moments beside them: [`comoments`], [`higher_moments`],
+//! [`weighted_moments`]); the families build their types on them. They
+//! use nothing of the crate but the float bound and the error type.
+//!
 //!
 //! Every variance in the crate (push by push, slice kernels, merges,
 //! parallel and per-channel reductions) is kept in this form. The shift `K`
@@ -11,6 +18,10 @@
 
 use crate::float::{clamp_non_negative, two_sum};
 use crate::{Element, Float};
+
+pub(crate) mod comoments;
+pub(crate) mod higher_moments;
+pub(crate) mod weighted_moments;
 
 /// Pushes between two tests of [`Moments::push`]'s shift (see
 /// `Moments::step`): a power of two, so the test is a mask of the count.

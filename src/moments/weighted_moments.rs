@@ -2,7 +2,7 @@
 //! divisor Σw − Σw²/Σw, shift, mean offset and weighted M2 — with West's
 //! (1979) incremental step and the pairwise merge.
 //!
-//! As in [`Moments`](super::moments::Moments), the shift is a value from the
+//! As in [`Moments`](super::Moments), the shift is a value from the
 //! data (the first with a positive weight) and the state holds
 //! `mean − shift`, so data like `1e9 + U(0, 1)` keeps its digits; the
 //! shift is re-based onto the mean by the same test when it goes stale.
@@ -26,10 +26,9 @@
 //! `SPREAD = false` keeps only what a weighted mean needs: M2 and the
 //! divisor stay 0, and the shift is re-based on the mean's own test.
 
-use super::moments::{offset_is_large, rebase, shift_is_stale};
+use super::{offset_is_large, rebase, shift_is_stale};
 use crate::float::clamp_non_negative;
-use crate::kernels::Schedule;
-use crate::{Element, Error, Float};
+use crate::{Error, Float};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct WeightedMoments<F> {
@@ -70,49 +69,6 @@ pub(crate) fn check_weight<F: Float>(w: F) -> Result<(), Error> {
             "finite and non-negative",
         ))
     }
-}
-
-/// The weighted moments of `xs` with weights `ws` by the blocked kernels,
-/// in `F`, on a given schedule. The kernel checks the weights in the pass
-/// that sums them; only when it finds a bad one are they read again, to
-/// name the first.
-///
-/// # Errors
-///
-/// Slices of unequal length, a weight that is negative, NaN or infinite,
-/// or weights whose sum overflows `F`.
-pub(crate) fn of_slices<S: Element, F: Float, const SPREAD: bool>(
-    schedule: Schedule,
-    xs: &[S],
-    ws: &[S],
-) -> Result<WeightedMoments<F>, Error> {
-    if xs.len() != ws.len() {
-        return Err(Error::length("weights", xs.len(), ws.len()));
-    }
-    let m = crate::kernels::weighted_moments_on::<S, SPREAD>(schedule, xs, ws);
-    let sum = match m {
-        Some(m) => m.weight,
-        None => weight_sum(ws)?,
-    };
-    match m {
-        Some(m) if sum <= F::max_value().as_f64() => Ok(m.cast()),
-        _ => Err(Error::parameter(
-            "weights",
-            sum,
-            "small enough that their sum stays finite",
-        )),
-    }
-}
-
-/// Σw in order, or the first invalid weight's error.
-fn weight_sum<S: Element>(ws: &[S]) -> Result<f64, Error> {
-    let mut sum = 0.0_f64;
-    for &w in ws {
-        let w = w.widen();
-        check_weight(w)?;
-        sum += w;
-    }
-    Ok(sum)
 }
 
 /// Applies `push` to every pair of `iter` on a copy of `m`, and keeps the
