@@ -17,7 +17,8 @@
     reason = "limbs of 256-bit integers, and a count below 2^32"
 )]
 
-use crate::exact::sums::{ExactSums, U256, mul_small, quotient_to_f64, shift_left, sub};
+use crate::exact::sums::ExactSums;
+use crate::kernels::exact_arith::{U256, mul_small, quotient_to_f64, shift_left, sub};
 
 /// `a·b` for `a, b < 2^128`.
 fn mul_wide(a: u128, b: u128) -> U256 {
@@ -462,7 +463,7 @@ impl ExactCoSums {
         }
         // |Σxy| < n·2^188: its top 128 bits below n·2^60.
         let top = u128::from(magnitude[2]) | (u128::from(magnitude[3]) << 64);
-        if top >= u128::from(n) << (2 * crate::exact::sums::LIMIT - 128) {
+        if top >= u128::from(n) << (2 * crate::kernels::exact_arith::LIMIT - 128) {
             return Err("cross must be below count·2^188 in magnitude".into());
         }
         let sums = Self { x, y, cross };

@@ -32,7 +32,7 @@
 use alloc::vec::Vec;
 
 use crate::exact::grouped::by_group;
-use crate::exact::sums::{LIMIT, parts};
+use crate::kernels::exact_arith::{LIMIT, parts};
 use crate::kernels::{is_whole_below, truncate_i64};
 use crate::{Error, ExactCoSums};
 

@@ -20,7 +20,8 @@ use core::fmt::Write as _;
 use crate::Error;
 use crate::exact::co_sums::ExactCoSums;
 use crate::exact::grouped_co_sums::GroupedCoSums;
-use crate::exact::sums::{ExactSums, U256};
+use crate::exact::sums::ExactSums;
+use crate::kernels::exact_arith::U256;
 
 /// An [`ExactSums`] as saved.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -199,7 +200,7 @@ fn decimal(magnitude: U256, negative: bool) -> String {
     let mut chunks = Vec::new();
     let mut rest = magnitude;
     loop {
-        let (q, r) = crate::exact::sums::div_small(rest, CHUNK);
+        let (q, r) = crate::kernels::exact_arith::div_small(rest, CHUNK);
         chunks.push(r);
         rest = q;
         if rest == [0; 4] {
@@ -234,8 +235,8 @@ fn parse(text: &str) -> Option<(U256, bool)> {
     }
     let mut value: U256 = [0; 4];
     for b in digits.bytes() {
-        let tenfold = crate::exact::sums::mul_small(value, 10);
-        value = crate::exact::sums::add_small(tenfold, u64::from(b - b'0'));
+        let tenfold = crate::kernels::exact_arith::mul_small(value, 10);
+        value = crate::kernels::exact_arith::add_small(tenfold, u64::from(b - b'0'));
     }
     Some((value, negative && value != [0; 4]))
 }

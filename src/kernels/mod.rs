@@ -30,10 +30,14 @@ mod affine_params;
 mod arch;
 mod bundle;
 mod channels;
+pub(crate) mod exact_arith;
+pub(crate) mod exact_mean;
+pub(crate) mod exact_var;
 mod extremes;
 mod grad;
 mod higher;
 mod schedule;
+pub(crate) mod sorted_keys;
 
 use crate::Element;
 use crate::moments::Moments;
@@ -94,7 +98,7 @@ pub(crate) fn exact_var_run<F: crate::Float>(
     newer: &[F],
     xs: &[F],
     out: &mut [F],
-    spread: crate::windows::series::exact_var::Spread,
+    spread: crate::kernels::exact_var::Spread,
 ) -> usize {
     arch::exact_var_run(detect(), older, newer, xs, out, spread)
 }

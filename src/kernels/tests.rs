@@ -626,8 +626,7 @@ fn exact_mean_runs_agree_across_paths() {
 /// infinities and values of every magnitude, in `f64` and `f32`.
 #[test]
 fn sorted_windows_agree_with_a_fresh_sort() {
-    use crate::windows::series::extremes::key;
-    use crate::windows::series::sorted::at_rank;
+    use crate::kernels::sorted_keys::{at_rank, key};
     let mut rng = SplitMix(43);
     let pool = [
         0.0,

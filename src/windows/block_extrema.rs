@@ -26,8 +26,9 @@
 use alloc::vec::Vec;
 
 use super::extrema::ReadExtremes;
-use super::series::extremes::{Both, Extremes, High, Low, value};
+use super::series::extremes::{Both, Extremes, High, Low};
 use crate::Float;
+use crate::kernels::sorted_keys::value;
 
 /// The extremes of the last `window` values pushed (see the module doc).
 #[derive(Clone, Debug)]

@@ -2,6 +2,7 @@
 //! `interpolation` options.
 
 use crate::Float;
+use crate::kernels::sorted_keys::lerp;
 
 /// Which value a quantile takes when its rank `h = q·(m − 1)` falls
 /// between two of the `m` sorted values, `lo = v⌊h⌋` and `hi = v⌊h⌋₊₁`:
@@ -84,27 +85,6 @@ impl Interpolation {
             }
             Self::Midpoint => midpoint(lo, hi),
         }
-    }
-}
-
-/// The value `frac` of the way from `lo` to `hi` (`lo ≤ hi`), by pandas'
-/// formula `lo + (hi − lo)·frac` wherever that is finite: between equal
-/// infinities it is that infinity, between an infinity and a finite value
-/// the infinity, between `−∞` and `+∞` NaN, and a difference that
-/// overflows is avoided.
-pub(crate) fn lerp<F: Float>(lo: F, hi: F, frac: f64) -> F {
-    if frac == 0.0 {
-        return lo;
-    }
-    if !lo.is_finite() || !hi.is_finite() {
-        return lo + hi;
-    }
-    let f = F::from_f64(frac);
-    let d = hi - lo;
-    if d.is_finite() {
-        lo + d * f
-    } else {
-        lo * (F::one() - f) + hi * f
     }
 }
 

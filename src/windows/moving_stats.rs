@@ -4,9 +4,9 @@
 use super::block_extrema::BlockExtrema;
 use super::exact_moments::ExactMoments;
 use super::extrema::Extreme;
-use super::series::exact_var::Spread;
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
+use crate::kernels::exact_var::Spread;
 use crate::series::{check_output, or_nan};
 use crate::{Error, Float, NanPolicy};
 use alloc::vec::Vec;

@@ -22,9 +22,9 @@ use alloc::vec::Vec;
 
 use super::interpolation::Interpolation;
 use super::ordered::{Ordered, rank};
-use super::series::extremes::key;
 use super::series::sorted;
 use crate::Float;
+use crate::kernels::sorted_keys::{self, key};
 
 /// The values of a window that are not NaN, each with its number in the
 /// stream (the first value's is `first`): what an order holds.
@@ -78,9 +78,9 @@ impl<F: Float> WindowOrder<F> {
     ) {
         match self {
             Self::Keys(keys) => match (leaving, entering) {
-                (Some((old, _)), Some((new, _))) => sorted::replace(keys, key(old), key(new)),
-                (Some((old, _)), None) => sorted::remove(keys, key(old)),
-                (None, Some((new, _))) => sorted::insert(keys, key(new)),
+                (Some((old, _)), Some((new, _))) => sorted_keys::replace(keys, key(old), key(new)),
+                (Some((old, _)), None) => sorted_keys::remove(keys, key(old)),
+                (None, Some((new, _))) => sorted_keys::insert(keys, key(new)),
                 (None, None) => {}
             },
             Self::Sets(sets) => {
@@ -121,7 +121,7 @@ impl<F: Float> WindowOrder<F> {
                     next.next_if_eq(&&k).is_none()
                 });
                 if let Some((new, _)) = entering {
-                    sorted::insert(keys, key(new));
+                    sorted_keys::insert(keys, key(new));
                 }
             }
             (order, [rest @ .., last]) => {

@@ -403,7 +403,7 @@ pub(crate) fn extremes<S: Float>(path: Path, xs: &[S]) -> (f64, f64) {
 }
 
 /// `MovingStats`' mean series over a run of values on one grid (see
-/// `windows::series::exact_mean`), compiled for the CPU: with AVX2 and
+/// `kernels::exact_mean`), compiled for the CPU: with AVX2 and
 /// FMA its loops run four lanes wide and its fused multiply-add is one
 /// instruction (on baseline x86-64, a library call).
 #[inline]
@@ -416,7 +416,7 @@ pub(crate) fn exact_mean_run<F: Float>(
 ) -> usize {
     match path {
         Path::Portable => {
-            use crate::windows::series::exact_mean::{Chunks, run};
+            use crate::kernels::exact_mean::{Chunks, run};
             run(older, newer, xs, out, &Chunks)
         }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
@@ -434,7 +434,7 @@ pub(crate) fn exact_mean_run<F: Float>(
 #[inline]
 pub(crate) fn checked_quotient(path: Path, a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
     match path {
-        Path::Portable => crate::exact::sums::checked_quotient::<false>(a, b, d, inv_d),
+        Path::Portable => crate::kernels::exact_arith::checked_quotient::<false>(a, b, d, inv_d),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::series::checked_quotient`
@@ -475,7 +475,7 @@ pub(crate) fn sorted_replace_run<F: Float>(
 ) {
     match path {
         Path::Portable => {
-            crate::windows::series::sorted::replace_loop(sorted, olds, news, rank, out);
+            crate::kernels::sorted_keys::replace_loop(sorted, olds, news, rank, out);
         }
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
@@ -488,7 +488,7 @@ pub(crate) fn sorted_replace_run<F: Float>(
 }
 
 /// `MovingStats`' variance series over a run of values on one grid (see
-/// `windows::series::exact_var`), compiled for the CPU: with AVX2 and FMA
+/// `kernels::exact_var`), compiled for the CPU: with AVX2 and FMA
 /// its element-wise loops run four lanes wide and its fused multiply-add
 /// is one instruction.
 #[inline]
@@ -498,10 +498,10 @@ pub(crate) fn exact_var_run<F: Float>(
     newer: &[F],
     xs: &[F],
     out: &mut [F],
-    spread: crate::windows::series::exact_var::Spread,
+    spread: crate::kernels::exact_var::Spread,
 ) -> usize {
     match path {
-        Path::Portable => crate::windows::series::exact_var::run(older, newer, xs, out, spread),
+        Path::Portable => crate::kernels::exact_var::run(older, newer, xs, out, spread),
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         // SAFETY: `Path::Avx2Fma` exists only when `detect` found AVX2, FMA
         // and F16C on this CPU, which is all `x86_64::series::exact_var_run`

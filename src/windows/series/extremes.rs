@@ -21,28 +21,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::Float;
+use crate::kernels::sorted_keys::{key, value};
 use crate::windows::policy::Policy;
-
-/// `x`'s place in the order `−∞ < … < −0.0 < +0.0 < … < +∞` as an integer
-/// (its bits, with the magnitude bits of a negative value flipped):
-/// `key(a) < key(b)` exactly when `a` is below `b` in that order. Not for
-/// NaN.
-#[inline]
-pub(crate) fn key<F: Float>(x: F) -> i64 {
-    flip(x.as_f64().to_bits().cast_signed())
-}
-
-/// The value whose [`key`] is `k`.
-#[inline]
-pub(crate) fn value<F: Float>(k: i64) -> F {
-    F::from_f64(f64::from_bits(flip(k).cast_unsigned()))
-}
-
-/// Flips the low 63 bits of a negative number: its own inverse.
-#[inline]
-fn flip(bits: i64) -> i64 {
-    bits ^ ((bits >> 63).cast_unsigned() >> 1).cast_signed()
-}
 
 /// Which statistic of the window a series reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,34 +253,4 @@ fn blocks<F: Float, E: Extremes>(
 pub(crate) fn any_nan<F: Float>(xs: &[F]) -> bool {
     xs.chunks(256)
         .any(|c| c.iter().fold(false, |nan, x| nan | x.is_nan()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_follow_the_order_with_negative_zero_below_positive_zero() {
-        let xs = [
-            f64::NEG_INFINITY,
-            -f64::MAX,
-            -1.0,
-            -f64::MIN_POSITIVE,
-            -5e-324,
-            -0.0,
-            0.0,
-            5e-324,
-            1.0,
-            f64::MAX,
-            f64::INFINITY,
-        ];
-        for pair in xs.windows(2) {
-            assert!(key(pair[0]) < key(pair[1]), "{pair:?}");
-        }
-        for &x in &xs {
-            assert_eq!(value::<f64>(key(x)).to_bits(), x.to_bits());
-            let y = x as f32;
-            assert_eq!(value::<f32>(key(y)).to_bits(), y.to_bits());
-        }
-    }
 }

@@ -14,7 +14,8 @@
 //!   the ring takes the run in one copy. The wrap itself takes the push's
 //!   steps for that case; everything else (filling, non-finite values, a
 //!   refresh, a rebuild) is the push itself.
-//! - [`exact_mean`]: `MovingStats`' mean, whose bits depend on the
+//! - [`exact_mean`](crate::kernels::exact_mean) (a kernel: the
+//!   architecture layer compiles it for the CPU): `MovingStats`' mean, whose bits depend on the
 //!   window's values only (it is the correct rounding of their exact sum):
 //!   so any exact route to the sum gives them. Values on one grid (integer
 //!   multiples of a power of two, not too far apart) are summed exactly in
@@ -22,7 +23,7 @@
 //!   and rounded correctly by a few float operations (a corrected
 //!   quotient, or a checked sequence that finds ties); the window then
 //!   takes the run's last values by pushing them (O(window) a run).
-//! - [`exact_var`]: `MovingStats`' variances and standard deviations,
+//! - [`exact_var`](crate::kernels::exact_var) (a kernel too): `MovingStats`' variances and standard deviations,
 //!   correctly rounded from `n·Σx² − (Σx)²` as its mean is from `Σx`: on
 //!   an offset grid, that integer kept in 128 bits by one product and one
 //!   addition a value, and divided by a checked float quotient that sends
@@ -51,8 +52,6 @@
 //! a slice shorter than half the window (or than 64 values) goes through
 //! the push loop instead.
 
-pub(crate) mod exact_mean;
-pub(crate) mod exact_var;
 pub(crate) mod extremes;
 pub(crate) mod sorted;
 pub(crate) mod sorted_blocks;

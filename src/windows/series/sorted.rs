@@ -16,7 +16,7 @@
 //! keep the push path.
 //!
 //! Once the window is full and no NaN is about, a push is one replacement
-//! in a window of fixed length ([`replace_loop`], routed through
+//! in a window of fixed length ([`replace_loop`](crate::kernels::sorted_keys::replace_loop), routed through
 //! `kernels::sorted_replace_run`): with AVX2, windows of up to 48 values
 //! are kept in registers and replace with no branch on the data
 //! (`kernels::arch::x86_64::sorted_window`). Without it, windows of up
@@ -26,11 +26,11 @@
 //! same sorted keys, so the same values.
 
 use alloc::vec::Vec;
-use core::hint::select_unpredictable;
 
-use super::extremes::{any_nan, key, value};
+use super::extremes::any_nan;
 use super::sorted_blocks;
 use crate::Float;
+use crate::kernels::sorted_keys::{at_rank, insert, key, remove, replace, value};
 use crate::windows::interpolation::Interpolation;
 use crate::windows::ordered::rank;
 use crate::windows::policy::Policy;
@@ -141,24 +141,6 @@ pub(crate) fn series<F: Float>(
     crate::kernels::sorted_replace_run(&mut sorted, xs, news, rank, late);
 }
 
-/// The quantile at `rank` after each push of `news[i]` in place of
-/// `olds[i]` into the full window whose keys `sorted` holds in order, into
-/// `out[i]`, as far as the three slices go, one replacement at a time;
-/// `sorted` is left holding the last window's keys. Each `olds[i]` must be
-/// in the window it leaves.
-pub(crate) fn replace_loop<F: Float>(
-    sorted: &mut [i64],
-    olds: &[F],
-    news: &[F],
-    rank: (usize, f64),
-    out: &mut [F],
-) {
-    for ((slot, &old), &new) in out.iter_mut().zip(olds).zip(news) {
-        replace(sorted, key(old), key(new));
-        *slot = at_rank(sorted, rank);
-    }
-}
-
 /// Sorting networks for windows of up to six values (Knuth, TAOCP 5.3.4;
 /// the optimal ones), indexed by the window: each window is sorted afresh
 /// by a fixed sequence of compare-exchanges, which has no branch on the
@@ -242,13 +224,6 @@ fn by_network<F: Float, const N: usize>(
     }
 }
 
-/// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, by the push path's
-/// linear interpolation.
-#[inline]
-pub(crate) fn at_rank<F: Float>(sorted: &[i64], rank: (usize, f64)) -> F {
-    read_at(sorted, rank, Interpolation::Linear)
-}
-
 /// The quantile at `(⌊h⌋, h − ⌊h⌋)` of the sorted keys, read by `how`.
 #[inline]
 pub(crate) fn read_at<F: Float>(
@@ -263,100 +238,6 @@ pub(crate) fn read_at<F: Float>(
         let hi = sorted.get(idx + 1).map_or_else(F::nan, |&k| value(k));
         how.between(lo, hi, idx, frac)
     }
-}
-
-/// Where `k` is in `sorted` (one of its copies), or would go.
-#[inline]
-fn place(sorted: &[i64], k: i64) -> usize {
-    sorted.partition_point(|&s| s < k)
-}
-
-/// [`place`] of `a` and of `b` in a non-empty `sorted`, found side by
-/// side: two binary searches in one loop, with no branch on the data, so
-/// that their chains of dependent loads overlap.
-#[inline]
-fn places(sorted: &[i64], a: i64, b: i64) -> (usize, usize) {
-    let (mut at_a, mut at_b) = (0, 0);
-    let mut size = sorted.len();
-    while size > 1 {
-        let half = size / 2;
-        // `at + half < at + size ≤ len`: both probes are in the slice.
-        at_a = select_unpredictable(sorted[at_a + half] < a, at_a + half, at_a);
-        at_b = select_unpredictable(sorted[at_b + half] < b, at_b + half, at_b);
-        size -= half;
-    }
-    let past = |at: usize, k: i64| at + usize::from(sorted.get(at).is_some_and(|&s| s < k));
-    (past(at_a, a), past(at_b, b))
-}
-
-/// Windows up to this long move values by swapping them along; longer
-/// ones by a memory move.
-const SHORT: usize = 32;
-
-/// Replaces a copy of `old` by `new`, keeping the order: the values
-/// between their places move by one.
-#[inline]
-pub(crate) fn replace(sorted: &mut [i64], old: i64, new: i64) {
-    if sorted.len() <= SHORT {
-        // `old`'s place by counting, which has no chain of dependent loads
-        // (a copy of `old` is there: keys that compare equal are the same
-        // bits).
-        let mut at = sorted.iter().fold(0, |n, &k| n + usize::from(k < old));
-        // Walk `new` from `old`'s place to its own.
-        if new > old {
-            while let Some(&next) = sorted.get(at + 1).filter(|&&next| next < new) {
-                if let Some(slot) = sorted.get_mut(at) {
-                    *slot = next;
-                }
-                at += 1;
-            }
-        } else {
-            while let Some(&prev) = at
-                .checked_sub(1)
-                .and_then(|i| sorted.get(i))
-                .filter(|&&prev| prev > new)
-            {
-                if let Some(slot) = sorted.get_mut(at) {
-                    *slot = prev;
-                }
-                at -= 1;
-            }
-        }
-        if let Some(slot) = sorted.get_mut(at) {
-            *slot = new;
-        }
-        return;
-    }
-    let (from, to) = places(sorted, old, new);
-    if to > from {
-        // `new` goes after the values in `from + 1..to`, which move down.
-        sorted.copy_within(from + 1..to, from);
-        if let Some(slot) = sorted.get_mut(to - 1) {
-            *slot = new;
-        }
-    } else {
-        sorted.copy_within(to..from, to + 1);
-        if let Some(slot) = sorted.get_mut(to) {
-            *slot = new;
-        }
-    }
-}
-
-/// Removes a copy of `k`, which must be there (else the value at `k`'s
-/// place goes).
-#[inline]
-pub(crate) fn remove(sorted: &mut Vec<i64>, k: i64) {
-    let at = place(sorted, k);
-    if at < sorted.len() {
-        sorted.remove(at);
-    }
-}
-
-/// Inserts `k` in its place.
-#[inline]
-pub(crate) fn insert(sorted: &mut Vec<i64>, k: i64) {
-    let at = place(sorted, k);
-    sorted.insert(at, k);
 }
 
 #[cfg(test)]

@@ -21,9 +21,8 @@
 
 use alloc::vec::Vec;
 
-use super::extremes::{key, value};
 use crate::Float;
-use crate::windows::interpolation::lerp;
+use crate::kernels::sorted_keys::{key, lerp, value};
 
 /// The indices `0..end` of `keys` in the order of `(key, index)`.
 ///

@@ -1,4 +1,4 @@
-//! Whole-series loops: `windows::series::exact_mean`'s, written once in
+//! Whole-series loops: `kernels::exact_mean`'s, written once in
 //! plain Rust and compiled here with AVX2 and FMA (their element-wise
 //! loops vectorise four lanes wide and `f64::mul_add` is one
 //! instruction), and its offset runs in one pass in AVX2 registers.
@@ -27,7 +27,7 @@
 use super::quad::Quad;
 use crate::Float;
 use crate::float::{Elements, ElementsMut};
-use crate::windows::series::exact_mean::{Fused, Grid};
+use crate::kernels::exact_mean::{Fused, Grid};
 use core::arch::x86_64::{
     _CMP_EQ_OQ, _CMP_LT_OQ, _CMP_NEQ_UQ, _MM_FROUND_NO_EXC, _MM_FROUND_TO_ZERO, _mm_cvtsd_f64,
     _mm256_add_pd, _mm256_and_pd, _mm256_andnot_pd, _mm256_blend_pd, _mm256_castpd256_pd128,
@@ -36,7 +36,7 @@ use core::arch::x86_64::{
     _mm256_setzero_pd, _mm256_sub_pd,
 };
 
-/// `windows::series::exact_mean::run`, with AVX2 and FMA, and the offset
+/// `kernels::exact_mean::run`, with AVX2 and FMA, and the offset
 /// runs through [`offset_run`].
 ///
 /// # Safety
@@ -49,7 +49,7 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
     xs: &[F],
     out: &mut [F],
 ) -> usize {
-    crate::windows::series::exact_mean::run(older, newer, xs, out, &Avx2)
+    crate::kernels::exact_mean::run(older, newer, xs, out, &Avx2)
 }
 
 /// `exact_sums::checked_quotient` with its residual by one fused
@@ -60,10 +60,10 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
 /// The CPU must have AVX2, FMA and F16C.
 #[target_feature(enable = "avx2,fma,f16c")]
 pub(in crate::kernels::arch) unsafe fn checked_quotient(a: f64, b: f64, d: f64, inv_d: f64) -> f64 {
-    crate::exact::sums::checked_quotient::<true>(a, b, d, inv_d)
+    crate::kernels::exact_arith::checked_quotient::<true>(a, b, d, inv_d)
 }
 
-/// `windows::series::exact_var::run`, with AVX2 and FMA.
+/// `kernels::exact_var::run`, with AVX2 and FMA.
 ///
 /// # Safety
 ///
@@ -74,9 +74,9 @@ pub(in crate::kernels::arch) unsafe fn exact_var_run<F: Float>(
     newer: &[F],
     xs: &[F],
     out: &mut [F],
-    spread: crate::windows::series::exact_var::Spread,
+    spread: crate::kernels::exact_var::Spread,
 ) -> usize {
-    crate::windows::series::exact_var::run(older, newer, xs, out, spread)
+    crate::kernels::exact_var::run(older, newer, xs, out, spread)
 }
 
 /// The AVX2 loop. Made only in [`exact_mean_run`], whose caller

@@ -25,8 +25,7 @@
 //! checked that the CPU has AVX2 (`Path::Avx2Fma`).
 
 use crate::Float;
-use crate::windows::series::extremes::key;
-use crate::windows::series::sorted::{at_rank, replace_loop};
+use crate::kernels::sorted_keys::{at_rank, key, replace_loop};
 use core::arch::x86_64::{
     __m256i, _mm256_blend_epi32, _mm256_blendv_epi8, _mm256_cmpgt_epi64, _mm256_loadu_si256,
     _mm256_permute4x64_epi64, _mm256_set1_epi64x, _mm256_storeu_si256,

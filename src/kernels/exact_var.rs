@@ -61,7 +61,7 @@
 
 use super::exact_mean::{Grid, with_leaving};
 use crate::Float;
-use crate::exact::sums::{checked_quotient, pow2, quick_quotient_fits, quotient_to_f64};
+use crate::kernels::exact_arith::{checked_quotient, pow2, quick_quotient_fits, quotient_to_f64};
 // The float methods by name, so that they come from `libm` without `std`.
 use num_traits::Float as Real;
 

@@ -86,7 +86,7 @@
 )]
 
 use crate::Float;
-use crate::exact::sums::{LIMIT, parts, pow2, rounded_mean, scale2};
+use crate::kernels::exact_arith::{LIMIT, checked_quotient, parts, pow2, rounded_mean, scale2};
 // The float methods by name, so that they come from `libm` without `std`.
 use num_traits::Float as Real;
 
@@ -321,7 +321,9 @@ impl Grid {
     fn exact(&self, h: f64, l: f64) -> f64 {
         let k = 53 - (32 - self.count.leading_zeros());
         let sum = (i128::from((h * self.inv_step) as i64) << k) + i128::from(l as i64);
-        rounded_mean(sum, self.count, self.base)
+        // Rare: the plain quotient (this is compiled apart from the
+        // kernel's instruction sets); the bits are the same.
+        rounded_mean(sum, self.count, self.base, checked_quotient::<false>)
     }
 }
 
