@@ -115,6 +115,7 @@ pub(crate) fn round_to_f64(mag: u128, exp: i32, sticky: bool) -> f64 {
 /// `sum·2^base / count`, correctly rounded (to nearest, ties to even), for
 /// `|sum| < 2^126`; +0 for a zero sum or count. `quotient` as for
 /// [`quick_quotient`]: the bits are the same whichever is given.
+#[inline]
 pub(crate) fn rounded_mean(sum: i128, count: u32, base: i32, quotient: Quotient) -> f64 {
     if count == 0 || sum == 0 {
         return 0.0;
