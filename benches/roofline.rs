@@ -13,7 +13,8 @@
 //! Each pair is timed A B A B … and each side keeps its best time, so
 //! drift in the machine's speed (turbo, a neighbour, the page cache) hits
 //! both sides alike; criterion's one-group-after-another runs moved the
-//! sum by ±20 % between runs here. The table it prints is the README's.
+//! sum by ±20 % between runs here. The tables it prints are those of
+//! `docs/PERFORMANCE.md`.
 //!
 //! `cargo bench --bench roofline`; `MOMENTA_ROOFLINE_REPS` sets the number
 //! of alternations (default 7), `MOMENTA_ROOFLINE_LOG2` the size of the

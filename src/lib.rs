@@ -505,3 +505,9 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/PANDAS.md")]
 struct PandasDoctests;
+
+/// The normalization page: the backward pass and the other normalization
+/// layers' examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/NORMALIZATION.md")]
+struct NormalizationDoctests;

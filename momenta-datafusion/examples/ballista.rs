@@ -1,7 +1,7 @@
 //! momenta's functions on a Ballista cluster.
 //!
 //! ```text
-//! cargo run -p momenta-datafusion --features ballista --example ballista
+//! cargo run --release -p momenta-datafusion --features ballista --example ballista
 //! ```
 //!
 //! starts a standalone cluster in this process (a scheduler and an
@@ -15,9 +15,9 @@
 //! executor, and a client that runs the same demo on them.
 //!
 //! ```text
-//! cargo run -p momenta-datafusion --features ballista --example ballista -- scheduler 50050 &
-//! cargo run -p momenta-datafusion --features ballista --example ballista -- executor localhost:50050 50051 &
-//! cargo run -p momenta-datafusion --features ballista --example ballista -- client localhost:50050
+//! cargo run --release -p momenta-datafusion --features ballista --example ballista -- scheduler 50050 &
+//! cargo run --release -p momenta-datafusion --features ballista --example ballista -- executor localhost:50050 50051 &
+//! cargo run --release -p momenta-datafusion --features ballista --example ballista -- client localhost:50050
 //! ```
 //!
 //! And any query, as the `sql` example takes it, on a standalone cluster
@@ -25,7 +25,7 @@
 //! with a header:
 //!
 //! ```text
-//! cargo run -p momenta-datafusion --features ballista --example ballista -- \
+//! cargo run --release -p momenta-datafusion --features ballista --example ballista -- \
 //!     --partitions 8 --table t=data/parquet_dir \
 //!     "SELECT g, momenta_var_pop(x), var_pop(x) FROM t GROUP BY g ORDER BY g"
 //! ```

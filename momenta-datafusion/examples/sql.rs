@@ -2,7 +2,7 @@
 //! registered, and prints the result as CSV with a header.
 //!
 //! ```text
-//! cargo run -p momenta-datafusion --example sql -- \
+//! cargo run --release -p momenta-datafusion --example sql -- \
 //!     --table trips=data/trips.parquet \
 //!     "SELECT vendor, momenta_var_pop(fare), var_pop(fare) FROM trips GROUP BY vendor"
 //! ```

@@ -1,11 +1,17 @@
 //! Ballista: what a cluster's processes need (feature `ballista`).
 //!
+//! This module exists only with the feature `ballista`
+//! (`momenta-datafusion = { version = "0.1", features = ["ballista"] }`),
+//! which also builds Ballista's client, scheduler and executor crates.
+//!
 //! A Ballista plan names its functions, and each process looks the names
 //! up in its own registry: the scheduler in the session state its session
 //! builder makes (fill it with [`register_in`](crate::register_in)), each
 //! executor in the [`BallistaFunctionRegistry`] it is started with
 //! ([`function_registry`]). The functions' states are plain `UInt64` and
 //! `Float64` columns, so no extension codec is needed.
+//!
+//! [`BallistaFunctionRegistry`]: https://docs.rs/ballista-core/55.0.0/ballista_core/registry/struct.BallistaFunctionRegistry.html
 
 use std::sync::Arc;
 

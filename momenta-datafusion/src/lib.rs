@@ -147,6 +147,8 @@ pub fn aggregate_functions() -> Vec<Arc<AggregateUDF>> {
 /// DataFrame helpers of `datafusion::functions_aggregate::expr_fn` call the
 /// built-ins directly).
 ///
+/// [`FunctionRegistry::udaf`]: https://docs.rs/datafusion-expr/55.2.0/datafusion_expr/registry/trait.FunctionRegistry.html#tymethod.udaf
+///
 /// ```
 /// let names: Vec<String> = momenta_datafusion::builtin_name_functions()
 ///     .iter()
@@ -221,6 +223,8 @@ pub fn register_all_with_builtin_names(ctx: &SessionContext) {
 /// before a Ballista scheduler or executor is started with it, say — under
 /// its `momenta_` names, and under DataFusion's names as well when
 /// `builtin_names` is true.
+///
+/// [`FunctionRegistry`]: https://docs.rs/datafusion-expr/55.2.0/datafusion_expr/registry/trait.FunctionRegistry.html
 ///
 /// # Errors
 ///
