@@ -60,9 +60,27 @@ pub trait Accumulator<F> {
     /// through a slice block by block, for the accumulators whose slice
     /// path reduces blocks; `None` for the others.
     #[doc(hidden)]
-    fn block_walker(&mut self) -> Option<crate::kernels::BlockWalker<'_, F>> {
+    fn block_walker(&mut self) -> Option<BlockWalker<'_, F>> {
         None
     }
+}
+
+/// A member's side of a joint walk through a slice: what
+/// [`Accumulator::block_walker`] returns. A public type that nothing
+/// outside the crate can name or build: the kernels build it
+/// (`kernels::bundle`, for the types whose slice path reduces blocks) and
+/// drive it through a tuple's slice.
+pub struct BlockWalker<'a, F>(pub(crate) alloc::boxed::Box<dyn Walk<F> + 'a>);
+
+/// The steps of a walk, behind `dyn`: a bundle's members have
+/// different leaves.
+pub(crate) trait Walk<F> {
+    /// The next block's leaf.
+    fn leaf(&mut self, block: &[F]);
+    /// Merges the last two partial results.
+    fn merge(&mut self);
+    /// Takes the whole slice's result into the member.
+    fn finish(&mut self);
 }
 
 /// An accumulator whose state can absorb another's, as if the other's values
@@ -112,8 +130,8 @@ macro_rules! impl_accumulator {
     // joins a tuple's walk by blocks, and collects from iterators.
     ($ty:ident, from_iter) => {
         $crate::accumulator::impl_accumulator!(@accumulator $ty {
-            fn block_walker(&mut self) -> Option<$crate::kernels::BlockWalker<'_, F>> {
-                Some($crate::kernels::BlockWalker::new(self))
+            fn block_walker(&mut self) -> Option<$crate::accumulator::BlockWalker<'_, F>> {
+                Some($crate::accumulator::BlockWalker::new(self))
             }
         });
         $crate::accumulator::impl_accumulator!(@extend $ty);
@@ -148,8 +166,8 @@ macro_rules! impl_accumulator {
                 $ty::extend_from_slice(self, xs);
             }
 
-            fn block_walker(&mut self) -> Option<$crate::kernels::BlockWalker<'_, f32>> {
-                Some($crate::kernels::BlockWalker::new(self))
+            fn block_walker(&mut self) -> Option<$crate::accumulator::BlockWalker<'_, f32>> {
+                Some($crate::accumulator::BlockWalker::new(self))
             }
         }
     };

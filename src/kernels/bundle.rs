@@ -24,15 +24,13 @@
 //! Variance, Kurtosis, MinMax)` 0.52–0.63 by blocks, 0.76–0.89 in chunks.
 
 use super::{BlockStep, Schedule, blocks, reduce_blocks, walk_blocks};
+use crate::accumulator::{BlockWalker, Walk};
 use crate::{Accumulator, Merge};
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-/// A member's side of a joint walk through a slice: what
-/// [`Accumulator::block_walker`] returns. A public type that nothing
-/// outside the crate can name or build.
-pub struct BlockWalker<'a, F>(Box<dyn Walk<F> + 'a>);
-
+// The walker's type and its steps are the core's (`accumulator.rs`, whose
+// trait returns one); the kernels build it and drive it.
 impl<'a, F: 'a> BlockWalker<'a, F> {
     /// The walker of `member`, whose slice path reduces blocks.
     pub(crate) fn new<M: FromSlice<F> + 'a>(member: &'a mut M) -> Self {
@@ -41,17 +39,6 @@ impl<'a, F: 'a> BlockWalker<'a, F> {
             stack: Vec::new(),
         }))
     }
-}
-
-/// The steps of a walk, behind `dyn`: a bundle's members have
-/// different leaves.
-trait Walk<F> {
-    /// The next block's leaf.
-    fn leaf(&mut self, block: &[F]);
-    /// Merges the last two partial results.
-    fn merge(&mut self);
-    /// Takes the whole slice's result into the member.
-    fn finish(&mut self);
 }
 
 /// A member and its partial results, the latest last.

@@ -103,8 +103,8 @@ pub(crate) fn exact_var_run<F: crate::Float>(
     arch::exact_var_run(detect(), older, newer, xs, out, spread)
 }
 
+pub use bundle::FromSlice;
 pub(crate) use bundle::Sealed;
-pub use bundle::{BlockWalker, FromSlice};
 
 #[cfg(feature = "rayon")]
 pub(crate) use channels::par_channel_moments;

@@ -51,6 +51,9 @@ mod kernels;
 /// The laws of `Merge` and `Accumulator` for the core types, 10 000
 /// quickcheck cases each.
 mod laws;
+/// The crate's plan from its source: no import circle between files, no
+/// folder using one above it.
+mod layers;
 /// `MinMax`: zeros, NaN, thread counts, parts.
 mod min_max;
 /// `MovingStats` against exact rational arithmetic on hostile data, history
