@@ -5,7 +5,8 @@
 //! or of pushes, and runs the same checks at either size: the smaller one
 //! is chosen to reach every path the full one reaches (a block boundary, a
 //! refresh of the windows' sums, a window that wraps), with fewer
-//! repetitions. Nothing is skipped by default.
+//! repetitions. A sweep over data sets, windows and options may also run
+//! one combination in a few by default ([`sample`]). No test is skipped.
 //!
 //! Needs `std` (the environment), so it is compiled with the `std`
 //! feature only.
