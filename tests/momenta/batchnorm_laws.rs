@@ -1,6 +1,7 @@
-//! The laws under load: 10 000 quickcheck cases each for the BatchNorm
-//! merge, the thread-count independence of the parallel paths, NCHW/NHWC
-//! equivalence, and checkpoint–restore–continue for every state type.
+//! The laws under load: 10 000 quickcheck cases each (1000 without
+//! `MOMENTA_LONG_TESTS`) for the BatchNorm merge, the thread-count
+//! independence of the parallel paths, NCHW/NHWC equivalence, and
+//! checkpoint–restore–continue for every state type.
 //! (`laws.rs` holds the same scale for `Mean`, `Variance` and bundles.)
 #![cfg(all(feature = "serde", feature = "rayon"))]
 
@@ -9,12 +10,15 @@ use momenta::{Ema, EwVariance, Mean, Merge, Momentum, MovingAverage, MovingVaria
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 use std::sync::OnceLock;
 
-const CASES: u64 = 10_000;
+/// Cases per law: 10 000 with `MOMENTA_LONG_TESTS` (CI), 1000 by default.
+fn cases() -> u64 {
+    crate::support::long::size(10_000, 1000)
+}
 
 fn check<T: quickcheck::Testable>(law: T) {
     QuickCheck::new()
-        .tests(CASES)
-        .max_tests(CASES * 10)
+        .tests(cases())
+        .max_tests(cases() * 10)
         .quickcheck(law);
 }
 

@@ -97,8 +97,10 @@ impl Arbitrary for Input {
 }
 
 impl Arbitrary for Stream {
+    /// Up to 59 inputs with `MOMENTA_LONG_TESTS` (CI), 39 by default (a
+    /// case costs the square of its length).
     fn arbitrary(g: &mut Gen) -> Self {
-        let n = usize::arbitrary(g) % 60;
+        let n = usize::arbitrary(g) % crate::support::long::size(60, 40);
         Stream((0..n).map(|_| Input::arbitrary(g)).collect())
     }
 
@@ -746,15 +748,18 @@ fn batchnorm(s: &Stream) {
 }
 
 /// Cases per family: each case saves at every position of its stream, so
-/// it costs the square of the stream's length. `MOMENTA_CHECKPOINT_CASES`
-/// asks for more (a longer hunt before a release).
-const CASES: u64 = 60;
+/// it costs the square of the stream's length. 60 with
+/// `MOMENTA_LONG_TESTS` (CI), 8 by default; `MOMENTA_CHECKPOINT_CASES`
+/// asks for another count (a longer hunt before a release).
+fn cases() -> u64 {
+    crate::support::long::size(60, 8)
+}
 
 fn check(prop: fn(Stream)) {
     let cases = std::env::var("MOMENTA_CHECKPOINT_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(CASES);
+        .unwrap_or_else(cases);
     QuickCheck::new()
         .tests(cases)
         .quickcheck(prop as fn(Stream));
@@ -2103,6 +2108,8 @@ fn ts_of(inputs: &[Input]) -> Vec<f64> {
     inputs.iter().map(|i| i.t).collect()
 }
 
+/// Without `MOMENTA_LONG_TESTS`, each window takes one of the three
+/// options, a different one in turn.
 #[test]
 fn windows_saved_after_a_series_restore_and_go_on() {
     let inputs = series_stream(3000, 26);
@@ -2112,9 +2119,15 @@ fn windows_saved_after_a_series_restore_and_go_on() {
             (NanPolicy::Skip, 1),
             (NanPolicy::Skip, w.min(3)),
         ]
+        .into_iter()
+        .enumerate()
     };
-    for w in [1, 3, 20, 1000] {
-        for (nan, min_periods) in options(w) {
+    let sample = crate::support::long::sample;
+    for (k, w) in [1, 3, 20, 1000].into_iter().enumerate() {
+        for (o, (nan, min_periods)) in options(w) {
+            if !sample(k + o, 3) {
+                continue;
+            }
             let what = format!("window {w}, {nan:?}, min_periods {min_periods}");
             let a = MovingAverage::<f64>::new(w)
                 .unwrap()
@@ -2166,8 +2179,11 @@ fn windows_saved_after_a_series_restore_and_go_on() {
             );
         }
     }
-    for w in [1, 5, 101, 1000] {
-        for (nan, min_periods) in options(w) {
+    for (k, w) in [1, 5, 101, 1000].into_iter().enumerate() {
+        for (o, (nan, min_periods)) in options(w) {
+            if !sample(k + o, 3) {
+                continue;
+            }
             let m = MovingMinMax::<f64>::new(w)
                 .unwrap()
                 .with_nan_policy(nan)
@@ -2187,8 +2203,11 @@ fn windows_saved_after_a_series_restore_and_go_on() {
     }
     // Windows of every quantile path: networks (up to 6), the sorted
     // array, sorted blocks (from 128), the push loop (beyond 4096).
-    for w in [1, 5, 20, 200, 5000] {
-        for (nan, min_periods) in options(w) {
+    for (k, w) in [1, 5, 20, 200, 5000].into_iter().enumerate() {
+        for (o, (nan, min_periods)) in options(w) {
+            if !sample(k + o, 3) {
+                continue;
+            }
             for q in [0.5, 0.3] {
                 let m = MovingQuantile::<f64>::new(w, q)
                     .unwrap()

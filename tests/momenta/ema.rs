@@ -526,9 +526,10 @@ fn level_then_zero(n: usize) -> Vec<f64> {
 fn ew_variance_recovers_its_digits_after_an_outlier_first() {
     // Reference: the same accumulator started 1000 values after the
     // outlier, where its weight 0.9^1000·1e12 ≈ 1e-34 is far below an ulp
-    // of the result; by the end the two starts differ by 0.9^999000 = 0.
+    // of the result; by the end (10⁶ values, 10⁵ without
+    // `MOMENTA_LONG_TESTS`) the two starts differ by 0.9^99000 or less = 0.
     // The plain f64 recursion is checked against the same reference.
-    let xs = outlier_first(1_000_000);
+    let xs = outlier_first(crate::support::long::size(1_000_000, 100_000));
     for momentum in [Momentum::Factor(0.1), Momentum::Decay(0.9)] {
         let got = ew_run(&xs, momentum);
         let reference = ew_run(&xs[1001..], momentum);
@@ -551,8 +552,9 @@ fn ew_variance_recovers_its_digits_after_an_outlier_first() {
 fn ew_variance_follows_a_level_down_to_zero() {
     // 1e9 for 1000 values, then data around 0: the old level's weight is
     // 0.9^1000 ≈ 1e-46 after another 1000 values, so an accumulator started
-    // there is the reference for the last 500 of 10⁶.
-    let xs = level_then_zero(1_000_000);
+    // there is the reference for the last 500 of 10⁶ (of 10⁵ without
+    // `MOMENTA_LONG_TESTS`).
+    let xs = level_then_zero(crate::support::long::size(1_000_000, 100_000));
     let got = ew_run(&xs, Momentum::Factor(0.1));
     let reference = ew_run(&xs[2000..], Momentum::Factor(0.1));
     let (mean_err, var_err) = worst_errors(&got, &reference, 500);
@@ -932,19 +934,30 @@ mod checkpoints {
     /// Pushes `n` values and checks that the state passes validation at
     /// checkpoints, every push around the step where βᵗ reaches the
     /// smallest normal number (where the product is flushed to 0).
+    ///
+    /// Without `MOMENTA_LONG_TESTS`: the first 200 pushes (not 1000) and
+    /// those within 300 of the flush (not 3000) are checked, and the
+    /// pushes stop at 10⁵ or just past the flush if it comes before `n`.
     fn states_pass<F>(momentum: Momentum<F>, n: u64)
     where
         F: momenta::Float + serde::Serialize + serde::de::DeserializeOwned,
     {
         let beta = momentum.decay(1).as_f64();
         let flush = (F::min_positive_value().as_f64().ln() / beta.ln()) as u64;
+        let (first, near) = crate::support::long::size((1000, 3000), (200, 300));
+        let short = if flush < n {
+            (flush + near).max(100_000)
+        } else {
+            100_000
+        };
+        let n = crate::support::long::size(n, short.min(n));
         let mut e = Ema::with_initial(F::zero(), momentum)
             .unwrap()
             .with_bias_correction();
         let one = F::one();
         for t in 1..=n {
             e.push(one);
-            if t < 1000 || t % 997 == 0 || t.abs_diff(flush) < 3000 || t == n {
+            if t < first || t % 997 == 0 || t.abs_diff(flush) < near || t == n {
                 let json = serde_json::to_string(&e).unwrap();
                 let back: Result<Ema<F>, _> = serde_json::from_str(&json);
                 assert!(back.is_ok(), "{momentum:?} after {t}: {json}");
@@ -1047,9 +1060,11 @@ impl Arbitrary for Data {
 }
 
 fn check<T: quickcheck::Testable>(property: T) {
+    // 2000 cases with `MOMENTA_LONG_TESTS` (CI), 500 by default.
+    let cases = crate::support::long::size(2000, 500);
     QuickCheck::new()
-        .tests(2000)
-        .max_tests(20_000)
+        .tests(cases)
+        .max_tests(cases * 10)
         .quickcheck(property);
 }
 

@@ -978,9 +978,11 @@ impl Arbitrary for Data {
 }
 
 fn check<T: quickcheck::Testable>(property: T) {
+    // 10 000 cases with `MOMENTA_LONG_TESTS` (CI), 1000 by default.
+    let cases = crate::support::long::size(10_000, 1000);
     QuickCheck::new()
-        .tests(10_000)
-        .max_tests(100_000)
+        .tests(cases)
+        .max_tests(cases * 10)
         .quickcheck(property);
 }
 

@@ -118,10 +118,12 @@ fn checkpoints_continue(rows: Rows) -> bool {
     true
 }
 
+/// 300 cases with `MOMENTA_LONG_TESTS` (CI), 60 by default: each saves
+/// at every position of its rows.
 #[test]
 fn exact_sums_checkpoints_continue_bit_for_bit() {
     QuickCheck::new()
-        .tests(300)
+        .tests(crate::support::long::size(300, 60))
         .quickcheck(checkpoints_continue as fn(Rows) -> bool);
 }
 

@@ -44,10 +44,11 @@ fn check_big_offset(data: &BigOffset, v: &Variance<f64>, m: &Mean<f64>) {
     assert!((m.mean().unwrap() - 1e9 - data.mean_offset).abs() <= 2.0 * ulp);
 }
 
-/// 2^25 values (256 MiB), sequential and on 1, 2 and 16 threads.
+/// 2^25 values (256 MiB) with `MOMENTA_LONG_TESTS` (CI), 2^21 (32 of the
+/// kernels' blocks) by default, sequential and on 1, 2 and 16 threads.
 #[test]
 fn big_offset_variance_is_exact_to_1e_14_on_2_pow_25_values() {
-    let data = big_offset(1 << 25, 2);
+    let data = big_offset(crate::support::long::size(1 << 25, 1 << 21), 2);
     for threads in [1, 2, 16] {
         let (v, m) = in_pool(threads, || {
             (
@@ -68,7 +69,10 @@ fn big_offset_variance_is_exact_to_1e_14_on_2_pow_25_values() {
 #[test]
 fn parallel_slices_are_bit_identical_on_1_2_and_16_threads() {
     let mut rng = SplitMix(3);
-    let xs: Vec<f64> = (0..3_000_017).map(|_| 1e6 + rng.unit()).collect();
+    // 3 000 017 values with `MOMENTA_LONG_TESTS`, 700 001 (ten blocks and a
+    // part) by default.
+    let n = crate::support::long::size(3_000_017, 700_001);
+    let xs: Vec<f64> = (0..n).map(|_| 1e6 + rng.unit()).collect();
     let xs32: Vec<f32> = xs.iter().map(|&x| (x - 1e6) as f32).collect();
     let seq = (
         Variance::<f64>::from_slice(&xs),

@@ -4,9 +4,12 @@
 use momenta::{Accumulator, Mean, Merge, Variance};
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
-/// Cases per law. Each case is cheap; this keeps the whole file well under a
-/// second in the debug profile while still exploring widely.
-const CASES: u64 = 10_000;
+/// Cases per law: 10 000 with `MOMENTA_LONG_TESTS` (CI), 1000 by default.
+/// Each case is cheap; this keeps the whole file within seconds in the
+/// debug profile while still exploring widely.
+fn cases() -> u64 {
+    crate::support::long::size(10_000, 1000)
+}
 
 /// Finite data with an offset that may dwarf its spread.
 #[derive(Clone, Debug)]
@@ -75,8 +78,8 @@ fn same_mean(a: &Mean<f64>, b: &Mean<f64>, xs: &[f64]) -> bool {
 
 pub(crate) fn check<T: quickcheck::Testable>(law: T) {
     QuickCheck::new()
-        .tests(CASES)
-        .max_tests(CASES * 10)
+        .tests(cases())
+        .max_tests(cases() * 10)
         .quickcheck(law);
 }
 
@@ -331,7 +334,8 @@ macro_rules! built_as_alone {
 ///
 /// Each case spans up to three of the kernels' blocks of 65536 values and
 /// takes a few tenths of a second in the debug profile, so the law takes
-/// 100 cases rather than the file's 10 000.
+/// 100 cases (10 without `MOMENTA_LONG_TESTS`) rather than the file's
+/// 10 000.
 #[test]
 fn bundles_give_each_member_its_own_bits() {
     use momenta::{Ema, Kurtosis, MinMax, Momentum, MovingAverage, MovingVariance, Skewness};
@@ -387,8 +391,9 @@ fn bundles_give_each_member_its_own_bits() {
         ) && built_as_alone!(&xs32[..], Kurtosis<f64>, MinMax<f32>)
             && built_as_alone!(&xs32[..], (Mean<f64>, MinMax<f64>), Variance<f32>)
     }
+    let cases = crate::support::long::size(100, 10);
     QuickCheck::new()
-        .tests(100)
-        .max_tests(1000)
+        .tests(cases)
+        .max_tests(cases * 10)
         .quickcheck(law as fn(Slab) -> bool);
 }

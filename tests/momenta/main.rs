@@ -3,6 +3,11 @@
 //! Expected values come from independent math — exact rational or integer
 //! arithmetic, naive formulas on small data, and the frameworks' reference
 //! vectors — never from the code under test.
+//!
+//! The case counts and sizes named below are the full ones, which
+//! `MOMENTA_LONG_TESTS=1` asks for (CI sets it); by default the long
+//! sweeps and stress sizes run the same checks smaller
+//! (`support::long`).
 
 extern crate alloc;
 

@@ -153,10 +153,12 @@ fn merge_of_an_outlier_with_the_bulk() {
     check("bulk.merge(outlier)", &c, &data);
 }
 
-/// 10⁶ values of `U(0, 1)` with `outlier` as the first value of every
-/// kernel block ([`BLOCK_F64`] values).
+/// 10⁶ values of `U(0, 1)` (300 000 without `MOMENTA_LONG_TESTS`: five
+/// blocks) with `outlier` as the first value of every kernel block
+/// ([`BLOCK_F64`] values).
 fn outlier_per_block(outlier: f64, seed: u64) -> Data {
-    let mut ks = Data::uniform(&mut SplitMix(seed), 1_000_000);
+    let n = crate::support::long::size(1_000_000, 300_000);
+    let mut ks = Data::uniform(&mut SplitMix(seed), n);
     for k in ks.iter_mut().step_by(BLOCK_F64) {
         *k = (outlier * SCALE) as i64;
     }

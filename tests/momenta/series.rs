@@ -2,7 +2,7 @@
 //! leaves, are the push loop's bit for bit, on calm and hostile data, cut
 //! into slices anywhere; values recorded from pandas; hostile input.
 
-use crate::support::SplitMix;
+use crate::support::{SplitMix, long};
 use momenta::{
     Ema, EwCovariance, EwVariance, Interpolation, Momentum, MovingAverage, MovingMinMax,
     MovingQuantile, MovingStats, MovingVariance, NanPolicy, TimeWindow,
@@ -132,25 +132,33 @@ fn options(window: usize) -> [(NanPolicy, usize); 3] {
     ]
 }
 
-/// The data sets every window series is checked on.
+/// The data sets every window series is checked on: 20 000 values each
+/// with `MOMENTA_LONG_TESTS`, 9000 by default (past two wraps of the
+/// longest window, 4099), and a short one.
 fn data_sets() -> Vec<(&'static str, Vec<f64>)> {
+    let n = long::size(20_000, 9000);
     vec![
-        ("calm", calm(20_000, 1)),
-        ("hostile", hostile(20_000, 2)),
+        ("calm", calm(n, 1)),
+        ("hostile", hostile(n, 2)),
         ("short", hostile(9, 3)),
     ]
 }
 
 /// Every data set of `sets`, window of `windows` and option of
-/// [`options`], with the window's description for messages.
+/// [`options`], with the window's description for messages. Without
+/// `MOMENTA_LONG_TESTS`, one option of the three for each data set and
+/// window, a different one in turn ([`long::sample`]).
 fn each_window(
     sets: impl IntoIterator<Item = (&'static str, Vec<f64>)>,
     windows: impl IntoIterator<Item = usize> + Clone,
     mut f: impl FnMut(&str, &[f64], usize, (NanPolicy, usize)),
 ) {
-    for (name, xs) in sets {
-        for window in windows.clone() {
-            for (nan, min_periods) in options(window) {
+    for (s, (name, xs)) in sets.into_iter().enumerate() {
+        for (w, window) in windows.clone().into_iter().enumerate() {
+            for (o, (nan, min_periods)) in options(window).into_iter().enumerate() {
+                if !long::sample(s + w + o, 3) {
+                    continue;
+                }
                 let what = format!("{name}, window {window}, {nan:?}, min_periods {min_periods}");
                 f(&what, &xs, window, (nan, min_periods));
             }
@@ -302,42 +310,55 @@ fn moving_stats_series_are_the_push_loop() {
 /// offset runs' one-pass loop (once every leaving value is in the slice),
 /// ties at window 98, a value off the grid and a NaN in the middle of a
 /// run, whole numbers, variances that are exact ties, and `f32` columns.
+/// Columns of 60 000 values with `MOMENTA_LONG_TESTS`, 12 000 by default
+/// (past two wraps of the longest window, 4099), and then every other
+/// statistic for each column, window and cut, in turn.
 #[test]
 fn moving_stats_series_of_long_slices_are_the_push_loop() {
-    let mut off_grid = calm(60_000, 12);
-    off_grid[41_234] = 0.1;
-    off_grid[52_000] = f64::NAN;
+    let (n, off, nan) = long::size((60_000, 41_234, 52_000), (12_000, 10_234, 11_000));
+    let mut off_grid = calm(n, 12);
+    off_grid[off] = 0.1;
+    off_grid[nan] = f64::NAN;
     let mut rng = SplitMix(22);
-    let whole: Vec<f64> = (0..60_000)
+    let whole: Vec<f64> = (0..n)
         .map(|_| (rng.next_u64() % 7) as f64 * 2f64.powi(40))
         .collect();
     // Windows of two, 0 and 2k for an odd k in [2^26.5, 2^27): a
     // population variance of k², an odd integer of 54 bits, halfway
     // between two floats (it goes to the even one).
-    let ties: Vec<f64> = (0..60_000_u64)
+    let ties: Vec<f64> = (0..n as u64)
         .map(|i| {
             let k = 94_906_267 + 2 * (rng.next_u64() % 19_000_000);
             (2 * k * (i % 2)) as f64
         })
         .collect();
     let sets = [
-        ("calm", calm(60_000, 11)),
+        ("calm", calm(n, 11)),
         ("off grid", off_grid),
         ("whole", whole),
         ("ties", ties),
     ];
-    for (name, xs) in sets {
-        for window in [1, 2, 5, 20, 98, 1000, 4099] {
+    for (s, (name, xs)) in sets.into_iter().enumerate() {
+        for (w, window) in [1, 2, 5, 20, 98, 1000, 4099].into_iter().enumerate() {
             let start = MovingStats::new(window).unwrap();
-            for cut in [vec![0, xs.len()], vec![0, 1, 9000, xs.len()]] {
-                for stat in &STATS {
+            for (c, cut) in [vec![0, xs.len()], vec![0, 1, 9000, xs.len()]]
+                .into_iter()
+                .enumerate()
+            {
+                for (k, stat) in STATS.iter().enumerate() {
+                    if !long::sample(s + w + c + k, 2) {
+                        continue;
+                    }
                     let what = format!("{name}, window {window}, cut {cut:?}");
                     check_stat(&what, stat, &start, &xs, &cut);
                 }
             }
         }
     }
-    let xs: Vec<f32> = calm(40_000, 13).iter().map(|&x| x as f32).collect();
+    let xs: Vec<f32> = calm(long::size(40_000, 10_000), 13)
+        .iter()
+        .map(|&x| x as f32)
+        .collect();
     type Read32 = fn(&MovingStats<f32>) -> Option<f32>;
     type Series32 = fn(&mut MovingStats<f32>, &[f32]) -> Vec<f32>;
     let f32_stats: [(Read32, Series32); 2] = [
@@ -395,32 +416,30 @@ fn moving_variance_series_are_the_push_loop() {
             MovingVariance::population_std_dev_series,
         ),
     ];
-    for (name, xs) in data_sets() {
-        for window in WINDOWS {
-            for (nan, min_periods) in options(window) {
-                for (stat, read, series) in stats {
-                    let start = MovingVariance::new(window)
-                        .unwrap()
-                        .with_nan_policy(nan)
-                        .with_min_periods(min_periods)
-                        .unwrap();
-                    check(
-                        &format!(
-                            "{stat}, {name}, window {window}, {nan:?}, min_periods {min_periods}"
-                        ),
-                        &start,
-                        &xs,
-                        &cuts(xs.len(), window as u64 + 5),
-                        |v, x| {
-                            v.push(x);
-                            read(v).unwrap_or(f64::NAN)
-                        },
-                        series,
-                    );
-                }
+    each_window(
+        data_sets(),
+        WINDOWS,
+        |what, xs, window, (nan, min_periods)| {
+            for (stat, read, series) in stats {
+                let start = MovingVariance::new(window)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(min_periods)
+                    .unwrap();
+                check(
+                    &format!("{stat}, {what}"),
+                    &start,
+                    xs,
+                    &cuts(xs.len(), window as u64 + 5),
+                    |v, x| {
+                        v.push(x);
+                        read(v).unwrap_or(f64::NAN)
+                    },
+                    series,
+                );
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]
@@ -432,43 +451,41 @@ fn moving_min_max_series_are_the_push_loop() {
         ("max", MovingMinMax::max, MovingMinMax::max_series),
         ("range", MovingMinMax::range, MovingMinMax::range_series),
     ];
-    for (name, xs) in data_sets() {
-        for window in WINDOWS {
-            for (nan, min_periods) in options(window) {
-                for (stat, read, series) in stats {
-                    let start = MovingMinMax::new(window)
-                        .unwrap()
-                        .with_nan_policy(nan)
-                        .with_min_periods(min_periods)
-                        .unwrap();
-                    let what = format!(
-                        "{stat}, {name}, window {window}, {nan:?}, min_periods {min_periods}"
-                    );
-                    check(
-                        &what,
-                        &start,
-                        &xs,
-                        &cuts(xs.len(), window as u64 + 9),
-                        |m, x| {
-                            m.push(x);
-                            read(m).unwrap_or(f64::NAN)
-                        },
-                        series,
-                    );
-                    // The ring's head too, which only `as_slices` shows.
-                    let (mut a, mut b) = (start.clone(), start.clone());
-                    for &x in &xs {
-                        a.push(x);
-                    }
-                    let _ = series(&mut b, &xs);
-                    assert!(same_slices(a.as_slices(), b.as_slices()), "{what}");
-                    let mut c = start.clone();
-                    c.extend_from_slice(&xs);
-                    assert!(same_slices(a.as_slices(), c.as_slices()), "{what}");
+    each_window(
+        data_sets(),
+        WINDOWS,
+        |what, xs, window, (nan, min_periods)| {
+            for (stat, read, series) in stats {
+                let start = MovingMinMax::new(window)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(min_periods)
+                    .unwrap();
+                let what = format!("{stat}, {what}");
+                check(
+                    &what,
+                    &start,
+                    xs,
+                    &cuts(xs.len(), window as u64 + 9),
+                    |m, x| {
+                        m.push(x);
+                        read(m).unwrap_or(f64::NAN)
+                    },
+                    series,
+                );
+                // The ring's head too, which only `as_slices` shows.
+                let (mut a, mut b) = (start.clone(), start.clone());
+                for &x in xs {
+                    a.push(x);
                 }
+                let _ = series(&mut b, xs);
+                assert!(same_slices(a.as_slices(), b.as_slices()), "{what}");
+                let mut c = start.clone();
+                c.extend_from_slice(xs);
+                assert!(same_slices(a.as_slices(), c.as_slices()), "{what}");
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]
@@ -529,14 +546,20 @@ fn hostile_without_nan(n: usize, seed: u64) -> Vec<f64> {
 fn full_short_windows_are_the_push_loop() {
     // Every window the registers serve (up to 48), and a few beyond, up
     // to and past where the sorted blocks take over (400), at ranks on
-    // both sides of each slot, from cut slices.
+    // both sides of each slot, from cut slices. Without
+    // `MOMENTA_LONG_TESTS`, data half as long and one of the four ranks
+    // for each data set and window, in turn.
+    let n = long::size(6000, 3000);
     let sets = [
-        ("hostile", hostile_without_nan(6000, 5)),
-        ("calm", calm(3000, 6)),
+        ("hostile", hostile_without_nan(n, 5)),
+        ("calm", calm(n / 2, 6)),
     ];
-    for (name, xs) in &sets {
+    for (s, (name, xs)) in sets.iter().enumerate() {
         for window in (1..=52).chain([64, 128, 399, 400, 401]) {
-            for q in [0.5, 0.0, 1.0, 0.77] {
+            for (r, q) in [0.5, 0.0, 1.0, 0.77].into_iter().enumerate() {
+                if !long::sample(s + window + r, 4) {
+                    continue;
+                }
                 let start = MovingQuantile::new(window, q).unwrap();
                 check(
                     &format!("q {q}, {name}, window {window}"),
@@ -553,36 +576,34 @@ fn full_short_windows_are_the_push_loop() {
 
 #[test]
 fn moving_quantile_series_are_the_push_loop() {
-    for (name, xs) in data_sets() {
-        for window in WINDOWS {
-            for (nan, min_periods) in options(window) {
-                for q in [0.5, 0.0, 1.0, 0.3] {
-                    let start = MovingQuantile::new(window, q)
-                        .unwrap()
-                        .with_nan_policy(nan)
-                        .with_min_periods(min_periods)
-                        .unwrap();
-                    let what = format!(
-                        "q {q}, {name}, window {window}, {nan:?}, min_periods {min_periods}"
-                    );
-                    check(
-                        &what,
-                        &start,
-                        &xs,
-                        &cuts(xs.len(), window as u64 + 13),
-                        |m, x| m.push(x),
-                        |m, xs| m.quantile_series(xs),
-                    );
-                    let (mut a, mut b) = (start.clone(), start.clone());
-                    for &x in &xs {
-                        a.push(x);
-                    }
-                    b.extend_from_slice(&xs);
-                    assert!(same_slices(a.as_slices(), b.as_slices()), "{what}");
+    each_window(
+        data_sets(),
+        WINDOWS,
+        |what, xs, window, (nan, min_periods)| {
+            for q in [0.5, 0.0, 1.0, 0.3] {
+                let start = MovingQuantile::new(window, q)
+                    .unwrap()
+                    .with_nan_policy(nan)
+                    .with_min_periods(min_periods)
+                    .unwrap();
+                let what = format!("q {q}, {what}");
+                check(
+                    &what,
+                    &start,
+                    xs,
+                    &cuts(xs.len(), window as u64 + 13),
+                    |m, x| m.push(x),
+                    |m, xs| m.quantile_series(xs),
+                );
+                let (mut a, mut b) = (start.clone(), start.clone());
+                for &x in xs {
+                    a.push(x);
                 }
+                b.extend_from_slice(xs);
+                assert!(same_slices(a.as_slices(), b.as_slices()), "{what}");
             }
-        }
-    }
+        },
+    );
 }
 
 #[test]

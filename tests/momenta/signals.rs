@@ -423,6 +423,12 @@ fn time_that_goes_backwards_or_is_not_finite_is_an_error_that_changes_nothing() 
     assert_eq!(w.len(), 1);
 }
 
+/// Cases of the quickcheck laws below: 10 000 with `MOMENTA_LONG_TESTS`
+/// (CI), 1000 by default.
+fn quickcheck_cases() -> u64 {
+    crate::support::long::size(10_000, 1000)
+}
+
 #[test]
 fn quickcheck_min_max_and_quantile_are_those_of_the_last_window_values() {
     fn prop(xs: Vec<f64>, window: u8, q: u8) -> TestResult {
@@ -432,7 +438,7 @@ fn quickcheck_min_max_and_quantile_are_those_of_the_last_window_values() {
         TestResult::passed()
     }
     QuickCheck::new()
-        .tests(10_000)
+        .tests(quickcheck_cases())
         .quickcheck(prop as fn(Vec<f64>, u8, u8) -> TestResult);
 }
 
@@ -481,7 +487,7 @@ fn quickcheck_time_window_is_the_statistics_of_the_samples_inside_the_span() {
         TestResult::passed()
     }
     QuickCheck::new()
-        .tests(10_000)
+        .tests(quickcheck_cases())
         .quickcheck(prop as fn(Vec<(u8, i16)>, u8) -> TestResult);
 }
 
@@ -538,7 +544,7 @@ fn quickcheck_skipping_nan_is_the_mean_and_variance_of_the_other_values() {
         TestResult::passed()
     }
     QuickCheck::new()
-        .tests(10_000)
+        .tests(quickcheck_cases())
         .quickcheck(prop as fn(Vec<i16>, u8, u8) -> TestResult);
 }
 

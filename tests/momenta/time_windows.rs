@@ -441,8 +441,9 @@ fn a_z_score_is_none_on_a_flat_window_and_nan_after_a_nan() {
 /// structure both ways, twice, with bursts of equal times, a gap that
 /// empties the window, many samples leaving at one push, an outlier first,
 /// ties, signed zeros, infinities and NaN: every quantile is a naive
-/// sort's, bit for bit, at every 23rd push and at every push near the
-/// two lengths where the structure changes.
+/// sort's, bit for bit, at every 23rd push (every 97th without
+/// `MOMENTA_LONG_TESTS`) and at every push near the two lengths where the
+/// structure changes.
 #[test]
 fn a_time_quantile_through_both_orders_is_a_naive_sort() {
     let span = 100.0;
@@ -456,6 +457,7 @@ fn a_time_quantile_through_both_orders_is_a_naive_sort() {
         1e300,
         -1e300,
     ];
+    let every = crate::support::long::size(23, 97);
     let mut rates = Vec::new();
     for _ in 0..2 {
         // 60 samples a time unit (6000 in the span), then 10 (1000), a
@@ -482,7 +484,7 @@ fn a_time_quantile_through_both_orders_is_a_naive_sort() {
             let n = window.len();
             lengths.push(n);
             let near = |edge: usize| n.abs_diff(edge) <= 3;
-            if pushes.is_multiple_of(23) || near(4096) || near(2048) || n <= 2 {
+            if pushes.is_multiple_of(every) || near(4096) || near(2048) || n <= 2 {
                 let values: Vec<f64> = window.iter().map(|&(_, x)| x).collect();
                 let want = if policy == NanPolicy::Propagate && values.iter().any(|x| x.is_nan()) {
                     Some(f64::NAN)

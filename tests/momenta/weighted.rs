@@ -609,9 +609,11 @@ fn pushed(p: &[(f64, f64)]) -> WeightedVariance<f64> {
 }
 
 fn quick<T: quickcheck::Testable>(law: T) {
+    // 10 000 cases with `MOMENTA_LONG_TESTS` (CI), 1000 by default.
+    let cases = crate::support::long::size(10_000, 1000);
     QuickCheck::new()
-        .tests(10_000)
-        .max_tests(100_000)
+        .tests(cases)
+        .max_tests(cases * 10)
         .quickcheck(law);
 }
 

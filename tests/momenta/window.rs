@@ -745,14 +745,19 @@ fn checked(window: usize, exits: Vec<usize>) -> impl Fn(usize) -> bool {
     }
 }
 
-const STREAM: usize = 1_000_000;
+/// The length of the streams below: 10⁶ pushes with `MOMENTA_LONG_TESTS`
+/// (CI), 70 000 by default (the running sums are still taken afresh, at
+/// the first wrap after 65 536 pushes).
+fn stream() -> usize {
+    crate::support::long::size(1_000_000, 70_000)
+}
 
 #[test]
 fn an_outlier_first_costs_no_digits_once_it_has_left() {
     for window in [100, 1000] {
         let mut rng = SplitMix(11 + window as u64);
         let mut ks = vec![OUTLIER];
-        ks.extend(unit_ks(&mut rng, STREAM - 1));
+        ks.extend(unit_ks(&mut rng, stream() - 1));
         let w = run_against_two_pass(&ks, window, checked(window, vec![window]));
         eprintln!("outlier first, window {window}: {w:?}");
     }
@@ -762,7 +767,7 @@ fn an_outlier_first_costs_no_digits_once_it_has_left() {
 fn outliers_first_after_a_refresh_or_anywhere_cost_no_digits() {
     for window in [100, 1000] {
         let mut rng = SplitMix(23 + window as u64);
-        let mut ks = unit_ks(&mut rng, STREAM);
+        let mut ks = unit_ks(&mut rng, stream());
         let mut exits = Vec::new();
         for (i, k) in ks.iter_mut().enumerate() {
             // Every seventh refresh of a full window (the push after
@@ -787,9 +792,9 @@ fn outliers_first_after_a_refresh_or_anywhere_cost_no_digits() {
 fn a_level_change_costs_no_digits_once_the_old_level_has_left() {
     for window in [100, 1000] {
         let mut rng = SplitMix(37 + window as u64);
-        let mut ks = Vec::with_capacity(STREAM);
+        let mut ks = Vec::with_capacity(stream());
         let mut exits = Vec::new();
-        while ks.len() < STREAM {
+        while ks.len() < stream() {
             // 1e9 + U(0, 1) for a window and a half, then U(0, 1) near 0
             // for five windows.
             let high = (rng.next_u64() % (window as u64) + window as u64 / 2) as usize;
@@ -801,7 +806,7 @@ fn a_level_change_costs_no_digits_once_the_old_level_has_left() {
             exits.push(ks.len() + window);
             ks.extend(unit_ks(&mut rng, 5 * window));
         }
-        ks.truncate(STREAM);
+        ks.truncate(stream());
         let w = run_against_two_pass(&ks, window, checked(window, exits));
         eprintln!("level changes, window {window}: {w:?}");
     }
@@ -812,7 +817,7 @@ fn a_huge_value_leaving_a_small_window_leaves_an_exact_variance() {
     // Window 5 over values of wildly different sizes, one huge value at a
     // time, each checked at every push.
     let mut rng = SplitMix(5);
-    let ks: Vec<i64> = (0..STREAM)
+    let ks: Vec<i64> = (0..stream())
         .map(|i| {
             let k = (rng.next_u64() >> 44) as i64;
             match i % 13 {
@@ -834,7 +839,9 @@ fn non_finite_values_entering_and_leaving_cost_no_digits() {
     let mut v = MovingVariance::<f64>::new(window).unwrap();
     let mut xs: Vec<f64> = Vec::new();
     let mut ks: Vec<i64> = Vec::new();
-    for i in 0..200_000_usize {
+    // 200 000 pushes with `MOMENTA_LONG_TESTS`, 70 000 by default (past a
+    // refresh of the sums).
+    for i in 0..crate::support::long::size(200_000_usize, 70_000) {
         let (x, k) = match rng.next_u64() % 500 {
             0 => (f64::NAN, 0),
             1 => (f64::INFINITY, 0),

@@ -11,7 +11,9 @@
 //!
 //! The 10⁸-push run takes about 30 s in the debug profile, so it is ignored
 //! by default (`cargo test --test momenta window_drift -- --ignored` runs it); the
-//! 10⁷-push run (about 3 s) is on by default.
+//! 10⁷-push run (about 3 s) runs with `MOMENTA_LONG_TESTS` (as CI sets it),
+//! 10⁶ pushes without; so does the 10⁶-push run of two more windows, at
+//! 2·10⁵ pushes without.
 
 use std::collections::VecDeque;
 
@@ -84,19 +86,21 @@ fn run(pushes: u64, window: usize, seed: u64) -> Worst {
 
 #[test]
 fn ten_million_pushes_do_not_drift_window_1000() {
-    let w = run(10_000_000, 1000, 1);
+    let pushes = crate::support::long::size(10_000_000, 1_000_000);
+    let w = run(pushes, 1000, 1);
     eprintln!(
-        "10^7 pushes, window 1000: worst mean error {} ulps, worst variance error {:e}",
+        "{pushes} pushes, window 1000: worst mean error {} ulps, worst variance error {:e}",
         w.mean_ulps, w.var_rel
     );
 }
 
 #[test]
 fn a_million_pushes_do_not_drift_small_and_large_windows() {
+    let pushes = crate::support::long::size(1_000_000, 200_000);
     for window in [7, 100_000] {
-        let w = run(1_000_000, window, 2);
+        let w = run(pushes, window, 2);
         eprintln!(
-            "10^6 pushes, window {window}: worst mean error {} ulps, worst variance error {:e}",
+            "{pushes} pushes, window {window}: worst mean error {} ulps, worst variance error {:e}",
             w.mean_ulps, w.var_rel
         );
     }

@@ -3,7 +3,9 @@
 //!
 //! Used by the integration tests (`tests/momenta`), by the crate's unit
 //! tests and by the benches, each through a `#[path]` module. It needs only
-//! `core` and `alloc`, so it compiles inside the `no_std` crate too.
+//! `core` and `alloc`, so it compiles inside the `no_std` crate too; its
+//! `long` module (the sizes of the long sweeps) needs `std` and comes with
+//! the `std` feature.
 
 #![allow(dead_code, reason = "each user takes a part of it")]
 #![allow(
@@ -13,6 +15,10 @@
 )]
 
 use alloc::vec::Vec;
+
+/// The sizes of the long sweeps (`MOMENTA_LONG_TESTS`).
+#[cfg(feature = "std")]
+pub mod long;
 
 /// Values in one block of the kernels' slice reductions, whatever their
 /// type. Hostile data puts its outliers at multiples of it, where blocks
