@@ -216,11 +216,18 @@ impl<F: Float> WindowStats<F> for ExactMoments<F> {
         }
     }
 
+    /// A state with M2 is the compensated sums as they were (a window
+    /// saved off the integer sums, or a `MovingVariance` saved before it
+    /// moved onto them), which go on as they would have. A state without
+    /// M2 that is not the mark of the integer sums is a `MovingAverage`'s
+    /// plain compensated sum, saved before it moved onto them: checked as
+    /// it was then, then the sums are taken afresh from the values.
+    ///
     /// # Errors
     ///
-    /// When the mark of the integer sums is not exactly that, or the
-    /// values do not fit them; off them, as `MovingVariance`'s sums are
-    /// checked.
+    /// When the mark of the integer sums is exactly that but the values do
+    /// not fit them, or when the compensated sums (with or without M2) do
+    /// not pass their checks.
     #[cfg(feature = "serde")]
     fn from_state<I: Iterator<Item = F>>(
         state: SumsState<F>,
@@ -236,9 +243,14 @@ impl<F: Float> WindowStats<F> for ExactMoments<F> {
         let mark = [state.shift, state.hi, state.lo, state.lo_churn];
         let positive_zero = |x: &F| *x == F::zero() && x.is_sign_positive();
         if !mark.iter().all(positive_zero) || state.scale != F::one() {
-            return Err(Error::state(
-                "exact sums are marked by a shift, hi, lo and lo_churn of 0 and a scale of 1",
-            ));
+            // A plain compensated sum: the state of a `MovingAverage` saved
+            // before it moved onto these sums. Checked as it was then, and
+            // taken afresh from the values, as a window that has just come
+            // onto the exact sums holds them.
+            ShiftedSum::from_state(state, &values)?;
+            let mut sums = Self::default();
+            sums.retake_from(&values, |f| f.resum(&values));
+            return Ok(sums);
         }
         let Some(exact) = ExactSums::of_values(|| values().map(F::as_f64)) else {
             return Err(Error::state(

@@ -24,6 +24,7 @@
 mod block_extrema;
 mod bounds;
 mod exact_moments;
+mod exact_window;
 mod extrema;
 mod interpolation;
 mod lanes;

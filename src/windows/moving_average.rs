@@ -2,8 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::series::sums::MeanOf;
-use super::window::{ShiftedSum, Window};
+use super::exact_window::{ExactWindow, Stat};
 use crate::accumulator::impl_accumulator;
 use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
@@ -94,7 +93,7 @@ use crate::{Error, Float, NanPolicy};
     serde(transparent, bound = "F: Float")
 )]
 pub struct MovingAverage<F> {
-    inner: Window<F, ShiftedSum<F>>,
+    inner: ExactWindow<F>,
 }
 
 impl<F: Float> MovingAverage<F> {
@@ -120,7 +119,7 @@ impl<F: Float> MovingAverage<F> {
     /// ```
     pub fn new(window: usize) -> Result<Self, Error> {
         Ok(Self {
-            inner: Window::new(window)?,
+            inner: ExactWindow::new(window)?,
         })
     }
 
@@ -287,8 +286,7 @@ impl<F: Float> MovingAverage<F> {
     }
 
     fn series_to(&mut self, xs: &[F], out: &mut [F]) {
-        self.inner
-            .series(xs, &MeanOf, Window::mean_or_nan, Some(out));
+        self.inner.series_along(&mut (), xs, out, Stat::Mean);
     }
 
     /// The mean of the values in the window, or `None` when it is empty

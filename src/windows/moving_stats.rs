@@ -2,36 +2,13 @@
 //! exact integer sums.
 
 use super::block_extrema::BlockExtrema;
-use super::exact_moments::ExactMoments;
+use super::exact_window::{ExactWindow, Stat};
 use super::extrema::Extreme;
-use super::series::exact_var::Spread;
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
-use crate::series::{check_output, or_nan};
+use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
 use alloc::vec::Vec;
-
-/// A series' run shorter than this (values) doubles the wait before the
-/// kernel is tried again (see `MovingStats::series_to`).
-const RETRY: usize = 4096;
-
-/// The four spreads a series reads.
-const POPULATION_VARIANCE: Spread = Spread {
-    sample: false,
-    root: false,
-};
-const SAMPLE_VARIANCE: Spread = Spread {
-    sample: true,
-    root: false,
-};
-const POPULATION_STD_DEV: Spread = Spread {
-    sample: false,
-    root: true,
-};
-const SAMPLE_STD_DEV: Spread = Spread {
-    sample: true,
-    root: true,
-};
 
 /// Count, mean, variance, standard deviation, minimum and maximum of the
 /// last `window` values pushed, over one ring, in O(1) time per push
@@ -107,7 +84,7 @@ const SAMPLE_STD_DEV: Spread = Spread {
 /// ```
 #[derive(Clone, Debug)]
 pub struct MovingStats<F> {
-    inner: Window<F, ExactMoments<F>>,
+    inner: ExactWindow<F>,
     extrema: BlockExtrema,
 }
 
@@ -214,8 +191,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        self.inner.push(x);
-        self.extrema.push(x);
+        self.inner.push_along(&mut self.extrema, x);
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
@@ -234,15 +210,7 @@ impl<F: Float> MovingStats<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        self.inner.extend_from_slice(xs);
-        if xs.len() >= self.inner.window() {
-            // The blocks of the window's values, whatever came before.
-            self.extrema.refill(self.inner.iter());
-        } else {
-            for &x in xs {
-                self.extrema.push(x);
-            }
-        }
+        self.inner.extend_along(&mut self.extrema, xs);
     }
 
     /// Pushes every value of `xs` in order and returns the mean after each
@@ -285,7 +253,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.mean_series_to(xs, &mut out);
+        self.series_to(xs, &mut out, Stat::Mean);
         out
     }
 
@@ -308,78 +276,14 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.mean_series_to(xs, out);
+        self.series_to(xs, out, Stat::Mean);
         Ok(())
     }
 
-    /// The mean series: see [`series_to`](Self::series_to).
-    fn mean_series_to(&mut self, xs: &[F], out: &mut [F]) {
-        self.series_to(xs, out, crate::kernels::exact_mean_run, Self::mean);
-    }
-
-    /// A series that `kernel` computes over runs of full windows of finite
-    /// values on one grid (`kernels::exact_mean_run` or `exact_var_run`,
-    /// which return how many values they took), the window then pushed the
-    /// run's last values (as many as leave its ring's head where the run's
-    /// pushes would); everything else by the push loop, reading `read`
-    /// after each push.
-    ///
-    /// Finding a grid reads the window and up to `CHUNK` values ahead, so
-    /// an attempt that ends before [`RETRY`] values (the values are on no
-    /// grid, or leave it often) doubles the pushes before the next one,
-    /// from `window`: on data the kernel cannot take the attempts cost
-    /// O(log n) scans, not one every `window` values.
-    fn series_to(
-        &mut self,
-        xs: &[F],
-        out: &mut [F],
-        kernel: impl Fn(&[F], &[F], &[F], &mut [F]) -> usize,
-        read: impl Fn(&Self) -> Option<F>,
-    ) {
-        let window = self.window();
-        let mut wait = window;
-        let mut i = 0;
-        while i < xs.len() {
-            if self.is_full() && self.is_exact() && self.inner.all_finite() {
-                let (older, newer) = self.inner.as_slices();
-                let run = kernel(older, newer, &xs[i..], &mut out[i..]);
-                if run > 0 {
-                    let last = if run >= window {
-                        window + (run - window) % window
-                    } else {
-                        run
-                    };
-                    self.inner.count_wraps((run - last) / window);
-                    self.extend_from_slice(&xs[i + run - last..i + run]);
-                    i += run;
-                }
-                wait = if run >= RETRY {
-                    window
-                } else {
-                    wait.saturating_mul(2)
-                };
-            }
-            let slow = xs.len().min(i.saturating_add(wait));
-            for (&x, o) in xs[i..slow].iter().zip(&mut out[i..slow]) {
-                self.push(x);
-                *o = or_nan(read(self));
-            }
-            i = slow;
-        }
-    }
-
-    /// The variance or standard deviation series `spread` names.
-    fn spread_series_to(&mut self, xs: &[F], out: &mut [F], spread: Spread) {
-        let read = match (spread.sample, spread.root) {
-            (false, false) => Self::population_variance,
-            (true, false) => Self::sample_variance,
-            (false, true) => Self::population_std_dev,
-            (true, true) => Self::sample_std_dev,
-        };
-        let kernel = |older: &[F], newer: &[F], xs: &[F], out: &mut [F]| {
-            crate::kernels::exact_var_run(older, newer, xs, out, spread)
-        };
-        self.series_to(xs, out, kernel, read);
+    /// The series of `stat` into `out`, as long as `xs` (see
+    /// `ExactWindow::series_along`).
+    fn series_to(&mut self, xs: &[F], out: &mut [F], stat: Stat) {
+        self.inner.series_along(&mut self.extrema, xs, out, stat);
     }
 
     /// Pushes every value of `xs` in order and returns the sample variance
@@ -415,7 +319,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, SAMPLE_VARIANCE);
+        self.series_to(xs, &mut out, Stat::SAMPLE_VARIANCE);
         out
     }
 
@@ -438,7 +342,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, SAMPLE_VARIANCE);
+        self.series_to(xs, out, Stat::SAMPLE_VARIANCE);
         Ok(())
     }
 
@@ -455,7 +359,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, POPULATION_VARIANCE);
+        self.series_to(xs, &mut out, Stat::POPULATION_VARIANCE);
         out
     }
 
@@ -481,7 +385,7 @@ impl<F: Float> MovingStats<F> {
         out: &mut [F],
     ) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, POPULATION_VARIANCE);
+        self.series_to(xs, out, Stat::POPULATION_VARIANCE);
         Ok(())
     }
 
@@ -500,7 +404,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, SAMPLE_STD_DEV);
+        self.series_to(xs, &mut out, Stat::SAMPLE_STD_DEV);
         out
     }
 
@@ -522,7 +426,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, SAMPLE_STD_DEV);
+        self.series_to(xs, out, Stat::SAMPLE_STD_DEV);
         Ok(())
     }
 
@@ -540,7 +444,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, POPULATION_STD_DEV);
+        self.series_to(xs, &mut out, Stat::POPULATION_STD_DEV);
         out
     }
 
@@ -562,7 +466,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, POPULATION_STD_DEV);
+        self.series_to(xs, out, Stat::POPULATION_STD_DEV);
         Ok(())
     }
 
@@ -584,13 +488,6 @@ impl<F: Float> MovingStats<F> {
         self.inner.mean()
     }
 
-    /// `Σ(x − x̄)²/divisor`, NaN while a non-finite value counts.
-    fn variance(&self, divisor: usize) -> F {
-        self.inner
-            .finite_stats()
-            .map_or_else(F::nan, |s| s.variance(divisor))
-    }
-
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
     /// `None` when it is empty. Never negative.
     ///
@@ -602,8 +499,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 0 && self.is_ready()).then(|| self.variance(n))
+        self.inner.population_variance()
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -619,8 +515,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 1 && self.is_ready()).then(|| self.variance(n - 1))
+        self.inner.sample_variance()
     }
 
     /// The population standard deviation, √(population variance).
@@ -633,7 +528,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn population_std_dev(&self) -> Option<F> {
-        self.population_variance().map(F::sqrt)
+        self.inner.read(Stat::POPULATION_STD_DEV)
     }
 
     /// The sample standard deviation, √(sample variance).
@@ -646,7 +541,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
-        self.sample_variance().map(F::sqrt)
+        self.inner.read(Stat::SAMPLE_STD_DEV)
     }
 
     /// The least value in the window, `None` until ready, NaN while a NaN
@@ -691,7 +586,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn is_exact(&self) -> bool {
-        self.inner.total.is_exact()
+        self.inner.is_exact()
     }
 
     /// The number of values in the window: `min(n, window)` after `n`

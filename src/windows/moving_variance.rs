@@ -2,40 +2,10 @@
 
 use alloc::vec::Vec;
 
-use super::series::sums::{MeanOf, NothingOf, VarianceOf};
-use super::window::{ShiftedMoments, Window};
+use super::exact_window::{ExactWindow, Stat};
 use crate::accumulator::impl_accumulator;
-use crate::series::{check_output, or_nan};
+use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
-
-/// The statistics of a [`MovingVariance`], for the readers the accessors
-/// and the series share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stat {
-    Mean,
-    PopulationVariance,
-    SampleVariance,
-    PopulationStdDev,
-    SampleStdDev,
-}
-
-/// The statistic `stat` of the window, as its accessor returns it.
-fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
-    // Σ(x − x̄)² / `divisor` over the window, NaN while it holds a
-    // non-finite value.
-    let variance = |divisor: usize| {
-        w.finite_stats()
-            .map_or_else(F::nan, |s| s.variance(F::from_count(divisor as u64)))
-    };
-    let n = w.counted();
-    match stat {
-        Stat::Mean => w.mean(),
-        Stat::PopulationVariance => (n > 0 && w.is_ready()).then(|| variance(n)),
-        Stat::SampleVariance => (n > 1 && w.is_ready()).then(|| variance(n - 1)),
-        Stat::PopulationStdDev => read(w, Stat::PopulationVariance).map(F::sqrt),
-        Stat::SampleStdDev => read(w, Stat::SampleVariance).map(F::sqrt),
-    }
-}
 
 /// Mean and variance of the last `window` values pushed, in O(1) time per
 /// push, for ever, without drift.
@@ -128,7 +98,7 @@ fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
     serde(transparent, bound = "F: Float")
 )]
 pub struct MovingVariance<F> {
-    inner: Window<F, ShiftedMoments<F>>,
+    inner: ExactWindow<F>,
 }
 
 impl<F: Float> MovingVariance<F> {
@@ -153,7 +123,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn new(window: usize) -> Result<Self, Error> {
         Ok(Self {
-            inner: Window::new(window)?,
+            inner: ExactWindow::new(window)?,
         })
     }
 
@@ -268,7 +238,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn mean(&self) -> Option<F> {
-        read(&self.inner, Stat::Mean)
+        self.inner.mean()
     }
 
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
@@ -282,7 +252,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        read(&self.inner, Stat::PopulationVariance)
+        self.inner.read(Stat::POPULATION_VARIANCE)
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -298,7 +268,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        read(&self.inner, Stat::SampleVariance)
+        self.inner.read(Stat::SAMPLE_VARIANCE)
     }
 
     /// The population standard deviation, √(population variance).
@@ -311,7 +281,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_std_dev(&self) -> Option<F> {
-        read(&self.inner, Stat::PopulationStdDev)
+        self.inner.read(Stat::POPULATION_STD_DEV)
     }
 
     /// The sample standard deviation, √(sample variance).
@@ -324,7 +294,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
-        read(&self.inner, Stat::SampleStdDev)
+        self.inner.read(Stat::SAMPLE_STD_DEV)
     }
 
     /// Pushes every value of `xs` in order and returns the mean after each
@@ -383,7 +353,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::SampleVariance, &mut out);
+        self.series_to(xs, Stat::SAMPLE_VARIANCE, &mut out);
         out
     }
 
@@ -405,7 +375,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::SampleVariance, out);
+        self.series_to(xs, Stat::SAMPLE_VARIANCE, out);
         Ok(())
     }
 
@@ -423,7 +393,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::PopulationVariance, &mut out);
+        self.series_to(xs, Stat::POPULATION_VARIANCE, &mut out);
         out
     }
 
@@ -449,7 +419,7 @@ impl<F: Float> MovingVariance<F> {
         out: &mut [F],
     ) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::PopulationVariance, out);
+        self.series_to(xs, Stat::POPULATION_VARIANCE, out);
         Ok(())
     }
 
@@ -467,7 +437,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::SampleStdDev, &mut out);
+        self.series_to(xs, Stat::SAMPLE_STD_DEV, &mut out);
         out
     }
 
@@ -489,7 +459,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::SampleStdDev, out);
+        self.series_to(xs, Stat::SAMPLE_STD_DEV, out);
         Ok(())
     }
 
@@ -507,7 +477,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::PopulationStdDev, &mut out);
+        self.series_to(xs, Stat::POPULATION_STD_DEV, &mut out);
         out
     }
 
@@ -529,36 +499,14 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::PopulationStdDev, out);
+        self.series_to(xs, Stat::POPULATION_STD_DEV, out);
         Ok(())
     }
 
-    /// The series of `stat` into `out`: the engine's runs read it from the
-    /// sums of a full window of finite values (whose count is the window),
-    /// every other push through the accessor's own reader.
+    /// The series of `stat` into `out`, as long as `xs`: `MovingStats`'
+    /// own (see `ExactWindow::series_along`).
     fn series_to(&mut self, xs: &[F], stat: Stat, out: &mut [F]) {
-        let window = self.inner.window();
-        let slow = move |w: &Window<F, ShiftedMoments<F>>| or_nan(read(w, stat));
-        let of = |divisor: usize, sqrt: bool| VarianceOf {
-            divisor: F::from_count(divisor as u64),
-            sqrt,
-        };
-        let series = &mut self.inner;
-        match stat {
-            Stat::Mean => series.series(xs, &MeanOf, slow, Some(out)),
-            Stat::PopulationVariance | Stat::PopulationStdDev => {
-                let read = of(window, stat == Stat::PopulationStdDev);
-                series.series(xs, &read, slow, Some(out));
-            }
-            // A window of one never runs (every push wraps the head).
-            Stat::SampleVariance | Stat::SampleStdDev if window < 2 => {
-                series.series(xs, &NothingOf, slow, Some(out));
-            }
-            Stat::SampleVariance | Stat::SampleStdDev => {
-                let read = of(window - 1, stat == Stat::SampleStdDev);
-                series.series(xs, &read, slow, Some(out));
-            }
-        }
+        self.inner.series_along(&mut (), xs, out, stat);
     }
 
     /// How unusual `x` is against the window as it stands, without
