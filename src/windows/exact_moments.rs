@@ -1,6 +1,6 @@
-//! The window statistics of `MovingStats`: exact integer sums
-//! ([`ExactSums`]), with the compensated sums of `MovingVariance`
-//! ([`ShiftedMoments`]) for the windows the integers cannot hold.
+//! The window statistics of `MovingAverage`, `MovingVariance` and
+//! `MovingStats`: exact integer sums ([`ExactSums`]), with compensated
+//! sums ([`ShiftedMoments`]) for the windows the integers cannot hold.
 //!
 //! While every finite value of the window fits the integer sums (their
 //! binades span at most 94 bits: `1e9 + U(0, 1)` spans 53, an outlier of
@@ -11,7 +11,7 @@
 //! exponent (O(window), at such transitions only) or, when the values
 //! themselves span too many binades (`1e300` beside `1e-300`, subnormals
 //! beside ordinary values), computes the compensated sums from them and
-//! carries on with those, as `MovingVariance` does. While on the
+//! carries on with those, as `TimeWindow` keeps them. While on the
 //! compensated sums, the window tries the integers again each time its
 //! ring's head wraps (every `window` pushes: an O(window) pass, less than
 //! an operation per push): it is back on them at most `window` pushes
