@@ -44,9 +44,11 @@ pub(crate) struct ExactMoments<F> {
     retake: bool,
     /// An integer `c` the mean is read about ([`offset_mean`]): 0, or a
     /// float of at least `2^53` in magnitude (so an integer), in units of
-    /// the base; the last value the window moved its shift onto (at each
-    /// wrap of its ring's head). Any such integer gives the same bits.
-    offset: f64,
+    /// the base; about the window's mean when its shift last moved (at
+    /// each wrap of its ring's head). Any such integer gives the same
+    /// bits.
+    /// As an integer and as a float.
+    offset: (i64, f64),
 }
 
 impl<F: Float> Default for ExactMoments<F> {
@@ -56,7 +58,7 @@ impl<F: Float> Default for ExactMoments<F> {
             fallback: ShiftedMoments::default(),
             on_exact: true,
             retake: false,
-            offset: 0.0,
+            offset: (0, 0.0),
         }
     }
 }
@@ -69,30 +71,32 @@ const MAGIC: f64 = 6_755_399_441_055_744.0;
 
 /// `sum·2^base / count` correctly rounded (to nearest, ties to even) by
 /// one division, about an integer `offset` (`c`): 0, or a float of at
-/// least `2^53` in magnitude. `None` unless `T = sum − n·c` is below
-/// `2^51` in magnitude (the window's mean within `2^51/n` units of `c`:
-/// `1e6 + U(0, 1)` about one of its values, for windows of up to about a
-/// thousand),
-/// or when the result would not be a normal float.
+/// least `2^53` in magnitude (the window keeps its mean at the last wrap
+/// of its ring's head). `None` unless `T = sum − n·c` is below `2^51` in
+/// magnitude (the mean within `2^51/n` units of `c`), or when the result
+/// would not be a normal float.
 ///
 /// `T` and `n` are exact floats, so `q = fl(T/n)` is within half an ulp
-/// of `T/n`, less than `1/(2n)` (`|T/n| < 2^51/n`). For `c = 0` the mean
-/// is `q`. Otherwise `c + T/n` lies above `2^52`, where the rounding
-/// boundaries of `c + ·` are multiples of 1/2; `T/n`, a multiple of
-/// `1/n`, is either on one (then `q = T/n`, exactly) or at least `1/(2n)`
-/// from it, so `fl(c + q)` rounds as `c + T/n` does (the argument of the
-/// series' offset sums, `series/exact_mean.rs`).
+/// of `T/n`, less than `1/(4n)` (`|T/n| < 2^51/n`). For `c = 0` the mean
+/// is `q`. Otherwise `c + T/n` lies above `2^52`, where the floats are
+/// integers and the ties between them multiples of 1/2; `T/n`, a multiple
+/// of `1/n`, is either on a tie (then `q = T/n`, exactly) or at least
+/// `1/(2n)` from every one, so `fl(c + q)` rounds as `c + T/n` does (the
+/// argument of the series' offset sums, `series/exact_mean.rs`).
 #[inline]
 #[allow(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
-    reason = "the offset is an integer below 2^63, T below 2^51, both tested"
+    clippy::cast_precision_loss,
+    clippy::float_cmp,
+    reason = "T below 2^51, tested; the offset's two forms compared exactly"
 )]
-fn offset_mean(sum: i128, count: u64, base: i32, offset: f64) -> Option<f64> {
-    if count == 0 || !(-990..=950).contains(&base) || offset.abs() >= TWO63 {
+fn offset_mean(sum: i128, count: u64, base: i32, (c, offset): (i64, f64)) -> Option<f64> {
+    debug_assert!(c as f64 == offset && (c == 0 || offset.abs() >= TWO53));
+    if count == 0 || !(-990..=950).contains(&base) {
         return None;
     }
-    let t = sum - i128::from(count) * i128::from(offset as i64);
+    let t = sum - i128::from(count) * i128::from(c);
     if (t + (1 << 51)) as u128 >= 1 << 52 {
         return None;
     }
@@ -100,6 +104,24 @@ fn offset_mean(sum: i128, count: u64, base: i32, offset: f64) -> Option<f64> {
     let t = f64::from_bits(MAGIC.to_bits().wrapping_add(t as i64 as u64)) - MAGIC;
     let q = t / small_to_f64(count);
     Some((offset + q) * pow2(base))
+}
+
+/// `|sum|/count`, within a few ulps (`None` from `2^100` on): the window's
+/// mean in units of the base, for an offset ([`offset_mean`]).
+#[inline]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "parts of a sum below 2^100, each below 2^52"
+)]
+fn approximate(sum: i128, count: u64) -> Option<f64> {
+    let a = sum.unsigned_abs();
+    if a >> 100 != 0 || count == 0 {
+        return None;
+    }
+    // fl(a), from two parts below 2^52.
+    let fa = small_to_f64((a >> 48) as u64) * TWO48 + small_to_f64(a as u64 & ((1 << 48) - 1));
+    let q = fa / small_to_f64(count);
+    Some(if sum < 0 { -q } else { q })
 }
 
 /// `sum·2^base / count` correctly rounded (to nearest, ties to even), as
@@ -283,16 +305,22 @@ impl<F: Float> WindowStats<F> for ExactMoments<F> {
     }
 
     /// Off the integer sums, the compensated sums' shift moves onto `x`;
-    /// on them, the mean's offset ([`offset_mean`]), so that it follows
-    /// the values.
+    /// on them, the mean's offset ([`offset_mean`]) onto the mean, so that
+    /// it follows the values.
     #[inline]
     fn rebase(&mut self, x: F) {
         if self.on_exact {
-            let v = x.as_f64() * ExactSums::scale_for(self.exact.base());
-            // An integer when `x` is a value of the set and the scale is
-            // not 0; kept where the offset route takes it.
+            // The mean now, in units of the base: from 2^53 on every
+            // float is an integer; below, 0 (any integer offset gives the
+            // same bits).
+            let v = approximate(self.exact.sum(), self.exact.count()).unwrap_or(0.0);
             let fits = (TWO53..TWO63).contains(&v.abs());
-            self.offset = if fits { v } else { 0.0 };
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "an integer below 2^63 in magnitude"
+            )]
+            let offset = if fits { (v as i64, v) } else { (0, 0.0) };
+            self.offset = offset;
         } else {
             self.fallback.rebase(x);
         }
@@ -480,8 +508,8 @@ mod tests {
                 1 => 1 + next(&mut state) % 2000,
                 _ => 1 + next(&mut state) % (1 << 20),
             };
-            // An offset of 2^53 to 2^63 (a float, so an integer), or 0.
-            let offset = if i % 4 == 0 {
+            // An offset of 2^53 to 2^62 (a float, so an integer), or 0.
+            let c = if i % 4 == 0 {
                 0.0
             } else {
                 let bits = 54 + next(&mut state) % 9;
@@ -500,7 +528,8 @@ mod tests {
             } else {
                 -t
             };
-            let sum = i128::from(count) * i128::from(offset as i64) + t;
+            let offset = (c as i64, c);
+            let sum = i128::from(count) * i128::from(offset.0) + t;
             let base = (next(&mut state) % 100) as i32 - 60;
             if let Some(mean) = offset_mean(sum, count, base, offset) {
                 decided += 1;
@@ -508,24 +537,36 @@ mod tests {
                 assert_eq!(
                     mean.to_bits(),
                     exact.to_bits(),
-                    "{sum} / {count} · 2^{base} about {offset}"
+                    "{sum} / {count} · 2^{base} about {c}"
                 );
             }
         }
         assert!(decided > 100_000, "{decided}");
+        // Every small T over small windows, about offsets where the floats
+        // are 2, 4 or 1024 apart: many sums on a boundary or a tie.
+        for c in [1_i64 << 53, (1 << 53) + 2, -(1 << 53), 3 << 53, 1 << 62] {
+            for count in 1..=100_u64 {
+                for t in -300..=300_i128 {
+                    let sum = i128::from(count) * i128::from(c) + t;
+                    let mean = offset_mean(sum, count, -3, (c, c as f64));
+                    let exact = rounded_mean(sum, count as u32, -3);
+                    assert_eq!(
+                        mean.map(f64::to_bits),
+                        Some(exact.to_bits()),
+                        "{t}/{count} + {c}"
+                    );
+                }
+            }
+        }
         // On a tie, to the even neighbour: 2^53 + 1 lies between 2^53 and
         // 2^53 + 2.
         let two53 = 9_007_199_254_740_992.0;
         let sum = 2 * (1_i128 << 53) + 2;
-        assert_eq!(offset_mean(sum, 2, 0, two53), Some(two53));
+        assert_eq!(offset_mean(sum, 2, 0, (1 << 53, two53)), Some(two53));
         assert_eq!(rounded_mean(sum, 2, 0), two53);
         // T at 2^51 or beyond, or an empty set: left to the other routes.
-        assert_eq!(offset_mean(1 << 51, 1, 0, 0.0), None);
-        assert_eq!(offset_mean(0, 0, 0, 0.0), None);
-        assert_eq!(
-            offset_mean(1 << 63, 1, 0, 9_223_372_036_854_775_808.0),
-            None
-        );
+        assert_eq!(offset_mean(1 << 51, 1, 0, (0, 0.0)), None);
+        assert_eq!(offset_mean(0, 0, 0, (0, 0.0)), None);
     }
 
     #[test]

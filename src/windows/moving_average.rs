@@ -209,8 +209,7 @@ impl<F: Float> MovingAverage<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) -> F {
-        self.inner.push(x);
-        self.inner.mean_or_nan()
+        self.inner.push_mean(x)
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing

@@ -1205,6 +1205,25 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.push_slow(x);
     }
 
+    /// [`push`](Self::push), then [`mean_or_nan`](Self::mean_or_nan): a
+    /// push on the fast path leaves a full window of finite values, which
+    /// is ready and whose mean is the sums', so it reads them without the
+    /// checks (a moving average's push, which returns its mean).
+    #[inline]
+    pub(crate) fn push_mean(&mut self, x: F) -> F {
+        if x.is_finite()
+            && let Some(old) = self.ring.replace_below(self.fast_until, x)
+        {
+            self.total.replace(old, x);
+            if self.total.needs_rebuild() {
+                self.rebuild();
+            }
+            return self.total.mean();
+        }
+        self.push_slow(x);
+        self.mean_or_nan()
+    }
+
     /// Counts `wraps` wraps of the full window's head towards the next
     /// refresh, as that many windows' worth of pushes would: for a caller
     /// that skips pushes whose values leave before the ones it pushes next,
