@@ -10,32 +10,35 @@ use crate::{Error, Float, NanPolicy};
 /// Mean and variance of the last `window` values pushed, in O(1) time per
 /// push, for ever, without drift.
 ///
-/// Each push updates M2 = Σ(x − x̄)² of the window with Welford's formula
-/// while the window fills and with the sliding update
-/// `M2 += (x_new − x_old)·((x_new − x̄_new) + (x_old − x̄_old))` once it is
-/// full, every deviation taken from a compensated mean relative to a shift
-/// from the data (see [`MovingAverage`](crate::MovingAverage) for the mean).
-/// A second accumulator that only ever adds rebuilds the statistics every
-/// `window` pushes, so rounding errors cannot accumulate over a long stream,
-/// and no push ever walks the window.
+/// It is the engine of [`MovingStats`](crate::MovingStats) without the
+/// minimum and maximum (so a push does not pay for them): Σx and Σx² of
+/// the window kept exactly, in integers, a push adding one value's
+/// integers and taking away the leaving value's; the same bits as
+/// `MovingStats` for the same pushes, and the same series.
 ///
 /// Empty → every statistic is `None`; the sample variance needs two values
 /// in the window. The variance is never negative.
 ///
 /// # Accuracy
 ///
-/// On data like `1e6 + U(0, 1)` the variance stays within about 1e-14
-/// relative error of the exact variance of the window after 10⁸ pushes (the
-/// crate's tests check 1e-12 at every push). Removing a value leaves an
-/// error of a few ulps of the terms that went through M2, so when M2 falls
-/// far below them — a huge value or a burst leaving the window — M2 is
-/// recomputed from the values in the window (O(window), rare: it needs M2
-/// to fall by a factor of 8 below its recent updates, which stationary data
-/// with a window of 20 or more practically never does). The mean and both
-/// variances therefore stay, on any order of the data, within twice the
-/// error of a two-pass over the window plus about a hundred ulps (the
-/// crate's tests check this on 10⁶-value streams with outliers and level
-/// changes).
+/// While the window's finite values span at most 94 binary orders of
+/// magnitude (`1e9 + U(0, 1)` spans 53):
+///
+/// - the **mean** is the exact mean of the window's values correctly
+///   rounded (to nearest, ties to even) for `f64`; for `f32`, that `f64`
+///   rounded to `f32` (within an `f32` ulp);
+/// - the **variances** are `D = n·Σx² − (Σx)²` (an exact integer, scaled)
+///   divided by `n²` or `n(n − 1)` and rounded once to `f64` (to nearest,
+///   ties to even; subnormal results too) for `f64`; for `f32`, that `f64`
+///   rounded to `f32`. The standard deviations are their square roots.
+///
+/// So the statistics depend only on the values in the window: two streams
+/// that leave the same values in it read the same bits, whatever went
+/// through before. Windows whose values span more (`1e300` beside
+/// `1e-300`, subnormals beside ordinary values) keep compensated running
+/// sums and M2 until those values have left (at most `window` pushes
+/// later): there the mean and both variances stay within twice the error
+/// of a two-pass over the window plus about a hundred ulps.
 ///
 /// # Warm-up: `min_periods` is 1, not pandas' `window`
 ///
@@ -70,13 +73,17 @@ use crate::{Error, Float, NanPolicy};
 /// # Equality and serialization
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): equal when the window
-/// length and the values, in order, are equal; serialized as
-/// `{"window": n, "values": [...]}` with the statistics recomputed on the
-/// way in.
+/// length and the values, in order, are equal; serialized as `MovingStats`
+/// is (`{"window": n, "values": [...]}`, the options and the engine; the
+/// exact sums are taken afresh from the values on the way in, which gives
+/// them exactly).
 ///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
 /// format, and restored to a state that goes on bit for bit; see
-/// [Checkpoints](crate#checkpoints).
+/// [Checkpoints](crate#checkpoints). A state saved before the exact sums
+/// goes on from the compensated sums it carries, checked against the
+/// values, until the ring's head next wraps (at most `window` pushes),
+/// and from the exact sums after.
 ///
 /// # Example
 ///
@@ -208,8 +215,7 @@ impl<F: Float> MovingVariance<F> {
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
-    /// them one by one would leave it, bit for bit (the replacements
-    /// between two wraps of the ring run as one loop).
+    /// them one by one would leave it, and reads the same bits.
     ///
     /// ```
     /// let xs = [5.0_f64, 1.0, 2.0, 3.0];
@@ -220,7 +226,7 @@ impl<F: Float> MovingVariance<F> {
     ///     pushed.push(x);
     /// }
     /// assert_eq!(v.sample_variance(), pushed.sample_variance()); // the same bits
-    /// assert!((v.sample_variance().unwrap() - 1.0).abs() < 1e-15); // [1, 2, 3]
+    /// assert_eq!(v.sample_variance(), Some(1.0)); // [1, 2, 3]
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
@@ -300,8 +306,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the mean after each
     /// push, NaN where [`mean`](Self::mean) is `None`: pandas' `s.rolling(window, min_periods=1).mean()`,
     /// polars' `s.rolling_mean(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -340,8 +346,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the sample variance after each
     /// push, NaN where [`sample_variance`](Self::sample_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var()`,
     /// polars' `s.rolling_var(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(3)?;
@@ -382,8 +388,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the population variance after each
     /// push, NaN where [`population_variance`](Self::population_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var(ddof=0)`,
     /// polars' `s.rolling_var(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -426,8 +432,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the sample standard deviation after each
     /// push, NaN where [`sample_std_dev`](Self::sample_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std()`,
     /// polars' `s.rolling_std(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(3)?;
@@ -466,8 +472,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the population standard deviation after each
     /// push, NaN where [`population_std_dev`](Self::population_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std(ddof=0)`,
     /// polars' `s.rolling_std(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
