@@ -3,7 +3,6 @@
 use alloc::vec::Vec;
 
 use super::exact_window::{ExactWindow, Stat};
-use crate::accumulator::impl_accumulator;
 use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
 
@@ -432,7 +431,39 @@ impl<F: Float> PartialEq for MovingAverage<F> {
     }
 }
 
-impl_accumulator!(MovingAverage);
+// By hand, not by `impl_accumulator!`: the trait's push returns nothing,
+// so it pushes without reading the mean (which the inherent push returns),
+// and so does `Extend`.
+impl<F: Float> crate::Accumulator<F> for MovingAverage<F> {
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "a forwarding shim, as impl_accumulator! makes it"
+    )]
+    fn push(&mut self, x: F) {
+        self.inner.push(x);
+    }
+
+    fn extend_from_slice(&mut self, xs: &[F]) {
+        self.inner.extend_from_slice(xs);
+    }
+}
+
+impl<F: Float> Extend<F> for MovingAverage<F> {
+    fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
+        for x in iter {
+            self.inner.push(x);
+        }
+    }
+}
+
+impl<'a, F: Float> Extend<&'a F> for MovingAverage<F> {
+    fn extend<I: IntoIterator<Item = &'a F>>(&mut self, iter: I) {
+        for &x in iter {
+            self.inner.push(x);
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
