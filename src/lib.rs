@@ -83,8 +83,8 @@
 //!
 //! | pandas | polars | momenta |
 //! |---|---|---|
-//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingStats::mean_series`] (correctly rounded, the fastest), [`MovingAverage::mean_series`] |
-//! | `s.rolling(w).var()`, `.std()` (`ddof=0`: population) | `s.rolling_var(w)`, `rolling_std` | [`MovingVariance::sample_variance_series`], `sample_std_dev_series`, `population_*_series` |
+//! | `s.rolling(w).mean()` | `s.rolling_mean(w)` | [`MovingAverage::mean_series`] (correctly rounded; [`MovingStats`]' and [`MovingVariance`]'s are the same) |
+//! | `s.rolling(w).var()`, `.std()` (`ddof=0`: population) | `s.rolling_var(w)`, `rolling_std` | [`MovingVariance::sample_variance_series`], `sample_std_dev_series`, `population_*_series` (correctly rounded; [`MovingStats`]' are the same) |
 //! | `s.rolling(w).min()`, `.max()` | `s.rolling_min(w)`, `rolling_max` | [`MovingMinMax::min_series`], `max_series`, `range_series` |
 //! | `s.rolling(w).median()`, `.quantile(q)` | `s.rolling_median(w)`, `rolling_quantile(q, "linear", w)` | [`MovingQuantile::quantile_series`] (of [`MovingQuantile::median`] or `new(w, q)`) |
 //! | `s.rolling("5s").mean()`, … on a time index | `s.rolling_mean_by(t, "5s")`, … | [`TimeWindow::mean_series_at`], … |
@@ -280,13 +280,13 @@
 //! cannot read "x2" as f64`, `values[3]: …`; a missing or unknown field
 //! is named with the struct it belongs to (`engine.sums: missing field
 //! …`). Binary formats keep their own errors (their data names no
-//! fields). The windows with running sums (`MovingAverage`,
-//! `MovingVariance`, `TimeWindow`) carry their sums as they are, checked
+//! fields). `TimeWindow` carries its running sums as they are, checked
 //! against the values on the way in: sums taken afresh from the values
 //! would round differently from sums that saw every value pass through.
-//! `MovingStats` on its exact integer sums takes them afresh, which gives
-//! them exactly (off them, it carries its compensated sums as
-//! `MovingVariance` does). The exact sums themselves ([`ExactSums`],
+//! `MovingAverage`, `MovingVariance` and `MovingStats` (one engine, one
+//! serialized form) take their exact integer sums afresh, which gives
+//! them exactly; off them, they carry their compensated sums as
+//! `TimeWindow` does. The exact sums themselves ([`ExactSums`],
 //! [`ExactCoSums`], [`GroupedCoSums`], each group with its pending rows
 //! added in) carry their integers as decimal strings, checked against
 //! the bounds the integers of finite values keep.

@@ -212,6 +212,7 @@ impl ExactSums {
     /// assert_eq!(sums.count(), 1);
     /// ```
     #[must_use]
+    #[inline]
     pub fn count(&self) -> u64 {
         u64::from(self.count)
     }
@@ -545,11 +546,13 @@ impl ExactSums {
     }
 
     /// The base: every value is `x = v·2^base` for an integer `v`.
+    #[inline]
     pub(crate) fn base(&self) -> i32 {
         self.base
     }
 
     /// `Σx / 2^base`.
+    #[inline]
     pub(crate) fn sum(&self) -> i128 {
         self.sum
     }

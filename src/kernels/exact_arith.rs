@@ -49,6 +49,7 @@ pub(crate) fn bit_length(m: u64) -> i32 {
 }
 
 /// `2^k` as an `f64`, for `−1074 ≤ k ≤ 1023`.
+#[inline]
 pub(crate) fn pow2(k: i32) -> f64 {
     if k >= -1022 {
         f64::from_bits(((k + 1023) as u64) << 52)
@@ -268,6 +269,7 @@ pub(crate) fn quick_quotient(a: u128, d: u64, exp: i32, quotient: Quotient) -> O
 /// 2^104`: `d` below `2^52`, and every such quotient, between `2^-52` and
 /// `2^104`, a normal number once scaled by `2^exp` (so that the scaling is
 /// exact).
+#[inline]
 pub(crate) fn quick_quotient_fits(d: u64, exp: i32) -> bool {
     d > 0 && d < 1 << 52 && exp - 52 >= -1022 && exp + 105 <= 1023
 }

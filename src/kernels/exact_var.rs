@@ -25,7 +25,7 @@
 //! # The quotient
 //!
 //! `D`, split as `A·2^52 + B` (each below `2^52`, exact in an `f64`), over
-//! `d = n·divisor` (below `2^52`) by `exact_sums::checked_quotient`: a
+//! `d = n·divisor` (below `2^52`) by `exact_arith::checked_quotient`: a
 //! float quotient, one fused correction step and a test that it is not
 //! near a rounding boundary, which sends the rare values that are (and
 //! exact ties) to the integer division. The quotient is then scaled by

@@ -82,7 +82,7 @@ pub(crate) fn sorted_replace_run<F: crate::Float>(
     arch::sorted_replace_run(detect(), sorted, olds, news, rank, out);
 }
 
-/// `exact_sums::checked_quotient` for one read (a mean or a variance of
+/// `exact_arith::checked_quotient` for one read (a mean or a variance of
 /// the exact sums), with the CPU's fused multiply-add when it has one
 /// (see `arch::checked_quotient`).
 #[inline]

@@ -9,6 +9,9 @@
 //!   floating-point state (so a NaN only counts while it is in the window),
 //!   and refreshes its running sums from the values themselves every
 //!   `window` pushes, so nothing drifts however long the stream;
+//! - **[`exact_window`]**, the one engine of `MovingAverage`,
+//!   `MovingVariance` and `MovingStats` (the window over exact integer
+//!   sums) and everything they read from it, series included;
 //! - **no merge**: two windows over different stretches of a stream are not
 //!   a window;
 //! - **whole series** (`series/`): each member's `*_series` methods push a
@@ -24,6 +27,7 @@
 mod block_extrema;
 mod bounds;
 mod exact_moments;
+mod exact_window;
 mod extrema;
 mod interpolation;
 mod lanes;

@@ -2,9 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::series::sums::MeanOf;
-use super::window::{ShiftedSum, Window};
-use crate::accumulator::impl_accumulator;
+use super::exact_window::{ExactWindow, Stat};
 use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
 
@@ -13,21 +11,30 @@ use crate::{Error, Float, NanPolicy};
 ///
 /// Made for real-time smoothing: a sensor or audio loop pushes one sample and
 /// reads the smoothed value back from the same call. Every push costs a few
-/// floating-point operations, never a pass over the window, and once the
-/// window is full it never allocates.
+/// integer and floating-point operations, never a pass over the window, and
+/// once the window is full it never allocates.
+///
+/// It is the engine of [`MovingStats`](crate::MovingStats) without the
+/// minimum and maximum: the same exact sums, the same bits for the same
+/// pushes, and the same series.
 ///
 /// # Accuracy
 ///
-/// The window sum is kept exactly (up to `ε²` terms), relative to a shift
-/// that is always a value in the window — when the value that set it
-/// leaves, the shift moves onto the newest value, exactly and in O(1) — and
-/// it is rebuilt from scratch every `window` pushes by a second accumulator
-/// that only ever adds, so rounding errors cannot accumulate, however long
-/// the stream. On data like `1e6 + U(0, 1)` the mean stays within an ulp of
-/// the exact mean of the window at every one of 10⁸ pushes, and on any order
-/// of the data — an outlier first, a level change, a huge value leaving —
-/// it is within a few ulps of the largest value in the window, no worse
-/// than a two-pass over the window (the crate's tests check both).
+/// The window's sum is kept **exactly**, in integers: while the window's
+/// finite values span at most 94 binary orders of magnitude (`1e9 + U(0,
+/// 1)` spans 53), a push adds one value's integer and takes away the
+/// leaving value's, and nothing is rounded or drifts, however long the
+/// stream. The mean is the exact mean of the window's values **correctly
+/// rounded** (to nearest, ties to even) for `f64`; for `f32`, that `f64`
+/// rounded to `f32` (within an `f32` ulp). So it depends only on the values
+/// in the window: two streams that leave the same values in it read the
+/// same bits, whatever went through before.
+///
+/// Windows whose values span more (`1e300` beside `1e-300`, subnormals
+/// beside ordinary values) keep compensated running sums until those
+/// values have left (at most `window` pushes later): there the mean stays
+/// within a few ulps of the largest value in the window, no worse than a
+/// two-pass over the window.
 ///
 /// # Warm-up: `min_periods` is 1, not pandas' `window`
 ///
@@ -48,10 +55,9 @@ use crate::{Error, Float, NanPolicy};
 /// While the window holds a NaN, or both `+∞` and `−∞`, the mean is NaN;
 /// while it holds only one kind of infinity, the mean is that infinity. They
 /// are counted rather than summed, so the mean is exact again as soon as the
-/// last of them has left the window. Finite values whose sum would overflow,
-/// such as `f64::MAX` and `-f64::MAX`, are summed scaled by a power of two
-/// (an O(window) rebuild when the overflow first shows), so their mean stays
-/// finite: `[MAX, -MAX]` gives 0.
+/// last of them has left the window. Finite values whose float sum would
+/// overflow, such as `f64::MAX` and `-f64::MAX`, are summed exactly, so
+/// their mean stays finite: `[MAX, -MAX]` gives 0.
 ///
 /// # No `Merge`
 ///
@@ -64,15 +70,17 @@ use crate::{Error, Float, NanPolicy};
 ///
 /// Two moving averages are equal when they have the same window length and
 /// hold the same values in the same order. With the `serde` feature the
-/// serialized form is that — `{"window": 3, "values": [...]}`, oldest
-/// first, with the options — and the engine: the running sums as they are
-/// and where the window stands between their refreshes. The sums are
-/// checked against the values on the way in, and the restored average goes
-/// on bit for bit as the original would have, in any format
-/// ([Checkpoints](crate#checkpoints)). A window of 0, more values than the
-/// window, or sums that do not match the values are rejected with an
-/// [`Error`]; a state without the engine (saved before it was carried) takes
-/// its sums afresh from the values.
+/// serialized form is `MovingStats`' — `{"window": 3, "values": [...]}`,
+/// oldest first, with the options — and the engine: where the window
+/// stands between its wraps, and the mark of the exact sums (taken afresh
+/// from the values on the way in, which gives them exactly), or, off them,
+/// the compensated sums as they are, checked against the values. The
+/// restored average goes on bit for bit as the original would have, in any
+/// format ([Checkpoints](crate#checkpoints)). A window of 0, more values
+/// than the window, or sums that do not match the values are rejected with
+/// an [`Error`]. A state saved before the exact sums (its compensated sum,
+/// or no engine at all) is checked and takes its sums afresh from the
+/// values.
 ///
 /// # Example
 ///
@@ -94,7 +102,7 @@ use crate::{Error, Float, NanPolicy};
     serde(transparent, bound = "F: Float")
 )]
 pub struct MovingAverage<F> {
-    inner: Window<F, ShiftedSum<F>>,
+    inner: ExactWindow<F>,
 }
 
 impl<F: Float> MovingAverage<F> {
@@ -120,7 +128,7 @@ impl<F: Float> MovingAverage<F> {
     /// ```
     pub fn new(window: usize) -> Result<Self, Error> {
         Ok(Self {
-            inner: Window::new(window)?,
+            inner: ExactWindow::new(window)?,
         })
     }
 
@@ -210,13 +218,11 @@ impl<F: Float> MovingAverage<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) -> F {
-        self.inner.push(x);
-        self.inner.mean_or_nan()
+        self.inner.push_mean(x)
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
-    /// them one by one would leave it, bit for bit (the replacements
-    /// between two wraps of the ring run as one loop).
+    /// them one by one would leave it, and reads the same bits.
     ///
     /// ```
     /// let mut a = momenta::MovingAverage::new(2)?;
@@ -232,14 +238,15 @@ impl<F: Float> MovingAverage<F> {
     /// push — what [`push`](Self::push) returns, NaN until the window is
     /// [ready](Self::is_ready) — as a new vector: pandas'
     /// `s.rolling(window, min_periods=1).mean()`, polars'
-    /// `s.rolling_mean(window, min_samples=1)`.
+    /// `s.rolling_mean(window, min_samples=1)`, but correctly rounded.
     ///
-    /// The window goes on from where it was and is left where the push
-    /// loop would leave it: every value of the series, and every later
-    /// push, gives the push loop's bits (only faster: the replacements
-    /// between two wraps of the ring run as one loop). pandas' and polars'
-    /// default `min_periods` is the window; here it is
-    /// [`with_min_periods`](Self::with_min_periods)'s.
+    /// The window goes on from where it was and is left holding the values
+    /// the push loop leaves: every value of the series, and every later
+    /// push, gives the push loop's bits, by
+    /// [`MovingStats::mean_series`](crate::MovingStats::mean_series)'s
+    /// algorithm (a few operations a value while the values sit on one
+    /// grid). pandas' and polars' default `min_periods` is the window; here
+    /// it is [`with_min_periods`](Self::with_min_periods)'s.
     ///
     /// ```
     /// use momenta::MovingAverage;
@@ -287,8 +294,7 @@ impl<F: Float> MovingAverage<F> {
     }
 
     fn series_to(&mut self, xs: &[F], out: &mut [F]) {
-        self.inner
-            .series(xs, &MeanOf, Window::mean_or_nan, Some(out));
+        self.inner.series_along(&mut (), xs, out, Stat::Mean);
     }
 
     /// The mean of the values in the window, or `None` when it is empty
@@ -425,7 +431,39 @@ impl<F: Float> PartialEq for MovingAverage<F> {
     }
 }
 
-impl_accumulator!(MovingAverage);
+// By hand, not by `impl_accumulator!`: the trait's push returns nothing,
+// so it pushes without reading the mean (which the inherent push returns),
+// and so does `Extend`.
+impl<F: Float> crate::Accumulator<F> for MovingAverage<F> {
+    #[inline(always)]
+    #[allow(
+        clippy::inline_always,
+        reason = "a forwarding shim, as impl_accumulator! makes it"
+    )]
+    fn push(&mut self, x: F) {
+        self.inner.push(x);
+    }
+
+    fn extend_from_slice(&mut self, xs: &[F]) {
+        self.inner.extend_from_slice(xs);
+    }
+}
+
+impl<F: Float> Extend<F> for MovingAverage<F> {
+    fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
+        for x in iter {
+            self.inner.push(x);
+        }
+    }
+}
+
+impl<'a, F: Float> Extend<&'a F> for MovingAverage<F> {
+    fn extend<I: IntoIterator<Item = &'a F>>(&mut self, iter: I) {
+        for &x in iter {
+            self.inner.push(x);
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -2,36 +2,13 @@
 //! exact integer sums.
 
 use super::block_extrema::BlockExtrema;
-use super::exact_moments::ExactMoments;
+use super::exact_window::{ExactWindow, Stat};
 use super::extrema::Extreme;
 use super::window::Window;
 use crate::accumulator::impl_accumulator;
-use crate::kernels::exact_var::Spread;
-use crate::series::{check_output, or_nan};
+use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
 use alloc::vec::Vec;
-
-/// A series' run shorter than this (values) doubles the wait before the
-/// kernel is tried again (see `MovingStats::series_to`).
-const RETRY: usize = 4096;
-
-/// The four spreads a series reads.
-const POPULATION_VARIANCE: Spread = Spread {
-    sample: false,
-    root: false,
-};
-const SAMPLE_VARIANCE: Spread = Spread {
-    sample: true,
-    root: false,
-};
-const POPULATION_STD_DEV: Spread = Spread {
-    sample: false,
-    root: true,
-};
-const SAMPLE_STD_DEV: Spread = Spread {
-    sample: true,
-    root: true,
-};
 
 /// Count, mean, variance, standard deviation, minimum and maximum of the
 /// last `window` values pushed, over one ring, in O(1) time per push
@@ -45,9 +22,14 @@ const SAMPLE_STD_DEV: Spread = Spread {
 /// integers, kept in 128 and 256 bits. A push adds one value's integers
 /// and takes away the leaving value's: nothing is rounded, nothing drifts,
 /// nothing is refreshed. Windows whose values span more (`1e300` beside
-/// `1e-300`, subnormals beside ordinary values) keep
-/// [`MovingVariance`](crate::MovingVariance)'s compensated sums until
-/// those values have left ([`is_exact`](Self::is_exact) tells which).
+/// `1e-300`, subnormals beside ordinary values) keep compensated running
+/// sums and M2 until those values have left
+/// ([`is_exact`](Self::is_exact) tells which).
+///
+/// [`MovingAverage`](crate::MovingAverage) and
+/// [`MovingVariance`](crate::MovingVariance) are this engine without the
+/// minimum and maximum: the same bits for the same pushes, and the same
+/// series.
 ///
 /// The minimum and maximum come from blocks of `window` values (van Herk
 /// and Gil-Werman), as in [`MovingMinMax`](crate::MovingMinMax), with the
@@ -68,8 +50,9 @@ const SAMPLE_STD_DEV: Spread = Spread {
 ///
 /// So the statistics depend only on the values in the window: two streams
 /// that leave the same values in it read the same bits, whatever went
-/// through before. Off the exact sums, the statistics are
-/// `MovingVariance`'s, with its accuracy.
+/// through before. Off the exact sums, the mean and both variances stay
+/// within twice the error of a two-pass over the window plus about a
+/// hundred ulps.
 ///
 /// # Windows, NaN and infinities
 ///
@@ -85,9 +68,9 @@ const SAMPLE_STD_DEV: Spread = Spread {
 /// # Equality and serialization
 ///
 /// Equal when the window length, the options and the values, in order,
-/// are equal. Serialized as `MovingVariance` is; on the exact sums, the
-/// sums are taken afresh from the values on the way in, which gives them
-/// exactly. **Checkpoints** (feature `serde`): restored to a state that
+/// are equal. Serialized as `MovingAverage` and `MovingVariance` are (one
+/// form for the three); on the exact sums, the sums are taken afresh from
+/// the values on the way in, which gives them exactly. **Checkpoints** (feature `serde`): restored to a state that
 /// goes on bit for bit; see [Checkpoints](crate#checkpoints).
 ///
 /// # Example
@@ -107,7 +90,7 @@ const SAMPLE_STD_DEV: Spread = Spread {
 /// ```
 #[derive(Clone, Debug)]
 pub struct MovingStats<F> {
-    inner: Window<F, ExactMoments<F>>,
+    inner: ExactWindow<F>,
     extrema: BlockExtrema,
 }
 
@@ -214,8 +197,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[inline]
     pub fn push(&mut self, x: F) {
-        self.inner.push(x);
-        self.extrema.push(x);
+        self.inner.push_along(&mut self.extrema, x);
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
@@ -234,15 +216,7 @@ impl<F: Float> MovingStats<F> {
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
-        self.inner.extend_from_slice(xs);
-        if xs.len() >= self.inner.window() {
-            // The blocks of the window's values, whatever came before.
-            self.extrema.refill(self.inner.iter());
-        } else {
-            for &x in xs {
-                self.extrema.push(x);
-            }
-        }
+        self.inner.extend_along(&mut self.extrema, xs);
     }
 
     /// Pushes every value of `xs` in order and returns the mean after each
@@ -285,7 +259,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn mean_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.mean_series_to(xs, &mut out);
+        self.series_to(xs, &mut out, Stat::Mean);
         out
     }
 
@@ -308,78 +282,14 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn mean_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.mean_series_to(xs, out);
+        self.series_to(xs, out, Stat::Mean);
         Ok(())
     }
 
-    /// The mean series: see [`series_to`](Self::series_to).
-    fn mean_series_to(&mut self, xs: &[F], out: &mut [F]) {
-        self.series_to(xs, out, crate::kernels::exact_mean_run, Self::mean);
-    }
-
-    /// A series that `kernel` computes over runs of full windows of finite
-    /// values on one grid (`kernels::exact_mean_run` or `exact_var_run`,
-    /// which return how many values they took), the window then pushed the
-    /// run's last values (as many as leave its ring's head where the run's
-    /// pushes would); everything else by the push loop, reading `read`
-    /// after each push.
-    ///
-    /// Finding a grid reads the window and up to `CHUNK` values ahead, so
-    /// an attempt that ends before [`RETRY`] values (the values are on no
-    /// grid, or leave it often) doubles the pushes before the next one,
-    /// from `window`: on data the kernel cannot take the attempts cost
-    /// O(log n) scans, not one every `window` values.
-    fn series_to(
-        &mut self,
-        xs: &[F],
-        out: &mut [F],
-        kernel: impl Fn(&[F], &[F], &[F], &mut [F]) -> usize,
-        read: impl Fn(&Self) -> Option<F>,
-    ) {
-        let window = self.window();
-        let mut wait = window;
-        let mut i = 0;
-        while i < xs.len() {
-            if self.is_full() && self.is_exact() && self.inner.all_finite() {
-                let (older, newer) = self.inner.as_slices();
-                let run = kernel(older, newer, &xs[i..], &mut out[i..]);
-                if run > 0 {
-                    let last = if run >= window {
-                        window + (run - window) % window
-                    } else {
-                        run
-                    };
-                    self.inner.count_wraps((run - last) / window);
-                    self.extend_from_slice(&xs[i + run - last..i + run]);
-                    i += run;
-                }
-                wait = if run >= RETRY {
-                    window
-                } else {
-                    wait.saturating_mul(2)
-                };
-            }
-            let slow = xs.len().min(i.saturating_add(wait));
-            for (&x, o) in xs[i..slow].iter().zip(&mut out[i..slow]) {
-                self.push(x);
-                *o = or_nan(read(self));
-            }
-            i = slow;
-        }
-    }
-
-    /// The variance or standard deviation series `spread` names.
-    fn spread_series_to(&mut self, xs: &[F], out: &mut [F], spread: Spread) {
-        let read = match (spread.sample, spread.root) {
-            (false, false) => Self::population_variance,
-            (true, false) => Self::sample_variance,
-            (false, true) => Self::population_std_dev,
-            (true, true) => Self::sample_std_dev,
-        };
-        let kernel = |older: &[F], newer: &[F], xs: &[F], out: &mut [F]| {
-            crate::kernels::exact_var_run(older, newer, xs, out, spread)
-        };
-        self.series_to(xs, out, kernel, read);
+    /// The series of `stat` into `out`, as long as `xs` (see
+    /// `ExactWindow::series_along`).
+    fn series_to(&mut self, xs: &[F], out: &mut [F], stat: Stat) {
+        self.inner.series_along(&mut self.extrema, xs, out, stat);
     }
 
     /// Pushes every value of `xs` in order and returns the sample variance
@@ -415,7 +325,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, SAMPLE_VARIANCE);
+        self.series_to(xs, &mut out, Stat::SAMPLE_VARIANCE);
         out
     }
 
@@ -438,7 +348,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, SAMPLE_VARIANCE);
+        self.series_to(xs, out, Stat::SAMPLE_VARIANCE);
         Ok(())
     }
 
@@ -455,7 +365,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, POPULATION_VARIANCE);
+        self.series_to(xs, &mut out, Stat::POPULATION_VARIANCE);
         out
     }
 
@@ -481,7 +391,7 @@ impl<F: Float> MovingStats<F> {
         out: &mut [F],
     ) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, POPULATION_VARIANCE);
+        self.series_to(xs, out, Stat::POPULATION_VARIANCE);
         Ok(())
     }
 
@@ -500,7 +410,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, SAMPLE_STD_DEV);
+        self.series_to(xs, &mut out, Stat::SAMPLE_STD_DEV);
         out
     }
 
@@ -522,7 +432,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, SAMPLE_STD_DEV);
+        self.series_to(xs, out, Stat::SAMPLE_STD_DEV);
         Ok(())
     }
 
@@ -540,7 +450,7 @@ impl<F: Float> MovingStats<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.spread_series_to(xs, &mut out, POPULATION_STD_DEV);
+        self.series_to(xs, &mut out, Stat::POPULATION_STD_DEV);
         out
     }
 
@@ -562,7 +472,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.spread_series_to(xs, out, POPULATION_STD_DEV);
+        self.series_to(xs, out, Stat::POPULATION_STD_DEV);
         Ok(())
     }
 
@@ -584,13 +494,6 @@ impl<F: Float> MovingStats<F> {
         self.inner.mean()
     }
 
-    /// `Σ(x − x̄)²/divisor`, NaN while a non-finite value counts.
-    fn variance(&self, divisor: usize) -> F {
-        self.inner
-            .finite_stats()
-            .map_or_else(F::nan, |s| s.variance(divisor))
-    }
-
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
     /// `None` when it is empty. Never negative.
     ///
@@ -602,8 +505,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 0 && self.is_ready()).then(|| self.variance(n))
+        self.inner.population_variance()
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -619,8 +521,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        let n = self.inner.counted();
-        (n > 1 && self.is_ready()).then(|| self.variance(n - 1))
+        self.inner.sample_variance()
     }
 
     /// The population standard deviation, √(population variance).
@@ -633,7 +534,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn population_std_dev(&self) -> Option<F> {
-        self.population_variance().map(F::sqrt)
+        self.inner.read(Stat::POPULATION_STD_DEV)
     }
 
     /// The sample standard deviation, √(sample variance).
@@ -646,7 +547,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
-        self.sample_variance().map(F::sqrt)
+        self.inner.read(Stat::SAMPLE_STD_DEV)
     }
 
     /// The least value in the window, `None` until ready, NaN while a NaN
@@ -691,7 +592,7 @@ impl<F: Float> MovingStats<F> {
     /// ```
     #[must_use]
     pub fn is_exact(&self) -> bool {
-        self.inner.total.is_exact()
+        self.inner.is_exact()
     }
 
     /// The number of values in the window: `min(n, window)` after `n`

@@ -2,70 +2,43 @@
 
 use alloc::vec::Vec;
 
-use super::series::sums::{MeanOf, NothingOf, VarianceOf};
-use super::window::{ShiftedMoments, Window};
+use super::exact_window::{ExactWindow, Stat};
 use crate::accumulator::impl_accumulator;
-use crate::series::{check_output, or_nan};
+use crate::series::check_output;
 use crate::{Error, Float, NanPolicy};
-
-/// The statistics of a [`MovingVariance`], for the readers the accessors
-/// and the series share.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stat {
-    Mean,
-    PopulationVariance,
-    SampleVariance,
-    PopulationStdDev,
-    SampleStdDev,
-}
-
-/// The statistic `stat` of the window, as its accessor returns it.
-fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
-    // Σ(x − x̄)² / `divisor` over the window, NaN while it holds a
-    // non-finite value.
-    let variance = |divisor: usize| {
-        w.finite_stats()
-            .map_or_else(F::nan, |s| s.variance(F::from_count(divisor as u64)))
-    };
-    let n = w.counted();
-    match stat {
-        Stat::Mean => w.mean(),
-        Stat::PopulationVariance => (n > 0 && w.is_ready()).then(|| variance(n)),
-        Stat::SampleVariance => (n > 1 && w.is_ready()).then(|| variance(n - 1)),
-        Stat::PopulationStdDev => read(w, Stat::PopulationVariance).map(F::sqrt),
-        Stat::SampleStdDev => read(w, Stat::SampleVariance).map(F::sqrt),
-    }
-}
 
 /// Mean and variance of the last `window` values pushed, in O(1) time per
 /// push, for ever, without drift.
 ///
-/// Each push updates M2 = Σ(x − x̄)² of the window with Welford's formula
-/// while the window fills and with the sliding update
-/// `M2 += (x_new − x_old)·((x_new − x̄_new) + (x_old − x̄_old))` once it is
-/// full, every deviation taken from a compensated mean relative to a shift
-/// from the data (see [`MovingAverage`](crate::MovingAverage) for the mean).
-/// A second accumulator that only ever adds rebuilds the statistics every
-/// `window` pushes, so rounding errors cannot accumulate over a long stream,
-/// and no push ever walks the window.
+/// It is the engine of [`MovingStats`](crate::MovingStats) without the
+/// minimum and maximum (so a push does not pay for them): Σx and Σx² of
+/// the window kept exactly, in integers, a push adding one value's
+/// integers and taking away the leaving value's; the same bits as
+/// `MovingStats` for the same pushes, and the same series.
 ///
 /// Empty → every statistic is `None`; the sample variance needs two values
 /// in the window. The variance is never negative.
 ///
 /// # Accuracy
 ///
-/// On data like `1e6 + U(0, 1)` the variance stays within about 1e-14
-/// relative error of the exact variance of the window after 10⁸ pushes (the
-/// crate's tests check 1e-12 at every push). Removing a value leaves an
-/// error of a few ulps of the terms that went through M2, so when M2 falls
-/// far below them — a huge value or a burst leaving the window — M2 is
-/// recomputed from the values in the window (O(window), rare: it needs M2
-/// to fall by a factor of 8 below its recent updates, which stationary data
-/// with a window of 20 or more practically never does). The mean and both
-/// variances therefore stay, on any order of the data, within twice the
-/// error of a two-pass over the window plus about a hundred ulps (the
-/// crate's tests check this on 10⁶-value streams with outliers and level
-/// changes).
+/// While the window's finite values span at most 94 binary orders of
+/// magnitude (`1e9 + U(0, 1)` spans 53):
+///
+/// - the **mean** is the exact mean of the window's values correctly
+///   rounded (to nearest, ties to even) for `f64`; for `f32`, that `f64`
+///   rounded to `f32` (within an `f32` ulp);
+/// - the **variances** are `D = n·Σx² − (Σx)²` (an exact integer, scaled)
+///   divided by `n²` or `n(n − 1)` and rounded once to `f64` (to nearest,
+///   ties to even; subnormal results too) for `f64`; for `f32`, that `f64`
+///   rounded to `f32`. The standard deviations are their square roots.
+///
+/// So the statistics depend only on the values in the window: two streams
+/// that leave the same values in it read the same bits, whatever went
+/// through before. Windows whose values span more (`1e300` beside
+/// `1e-300`, subnormals beside ordinary values) keep compensated running
+/// sums and M2 until those values have left (at most `window` pushes
+/// later): there the mean and both variances stay within twice the error
+/// of a two-pass over the window plus about a hundred ulps.
 ///
 /// # Warm-up: `min_periods` is 1, not pandas' `window`
 ///
@@ -100,13 +73,17 @@ fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
 /// # Equality and serialization
 ///
 /// As for [`MovingAverage`](crate::MovingAverage): equal when the window
-/// length and the values, in order, are equal; serialized as
-/// `{"window": n, "values": [...]}` with the statistics recomputed on the
-/// way in.
+/// length and the values, in order, are equal; serialized as `MovingStats`
+/// is (`{"window": n, "values": [...]}`, the options and the engine; the
+/// exact sums are taken afresh from the values on the way in, which gives
+/// them exactly).
 ///
 /// **Checkpoints** (feature `serde`): serialized losslessly in any
 /// format, and restored to a state that goes on bit for bit; see
-/// [Checkpoints](crate#checkpoints).
+/// [Checkpoints](crate#checkpoints). A state saved before the exact sums
+/// goes on from the compensated sums it carries, checked against the
+/// values, until the ring's head next wraps (at most `window` pushes),
+/// and from the exact sums after.
 ///
 /// # Example
 ///
@@ -128,7 +105,7 @@ fn read<F: Float>(w: &Window<F, ShiftedMoments<F>>, stat: Stat) -> Option<F> {
     serde(transparent, bound = "F: Float")
 )]
 pub struct MovingVariance<F> {
-    inner: Window<F, ShiftedMoments<F>>,
+    inner: ExactWindow<F>,
 }
 
 impl<F: Float> MovingVariance<F> {
@@ -153,7 +130,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn new(window: usize) -> Result<Self, Error> {
         Ok(Self {
-            inner: Window::new(window)?,
+            inner: ExactWindow::new(window)?,
         })
     }
 
@@ -238,8 +215,7 @@ impl<F: Float> MovingVariance<F> {
     }
 
     /// Adds every value of `xs`, in order: the window is left as pushing
-    /// them one by one would leave it, bit for bit (the replacements
-    /// between two wraps of the ring run as one loop).
+    /// them one by one would leave it, and reads the same bits.
     ///
     /// ```
     /// let xs = [5.0_f64, 1.0, 2.0, 3.0];
@@ -250,7 +226,7 @@ impl<F: Float> MovingVariance<F> {
     ///     pushed.push(x);
     /// }
     /// assert_eq!(v.sample_variance(), pushed.sample_variance()); // the same bits
-    /// assert!((v.sample_variance().unwrap() - 1.0).abs() < 1e-15); // [1, 2, 3]
+    /// assert_eq!(v.sample_variance(), Some(1.0)); // [1, 2, 3]
     /// # Ok::<(), momenta::Error>(())
     /// ```
     pub fn extend_from_slice(&mut self, xs: &[F]) {
@@ -268,7 +244,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn mean(&self) -> Option<F> {
-        read(&self.inner, Stat::Mean)
+        self.inner.mean()
     }
 
     /// The population (biased) variance Σ(x − x̄)²/n of the window, or
@@ -282,7 +258,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_variance(&self) -> Option<F> {
-        read(&self.inner, Stat::PopulationVariance)
+        self.inner.read(Stat::POPULATION_VARIANCE)
     }
 
     /// The sample (unbiased) variance Σ(x − x̄)²/(n − 1) of the window, or
@@ -298,7 +274,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_variance(&self) -> Option<F> {
-        read(&self.inner, Stat::SampleVariance)
+        self.inner.read(Stat::SAMPLE_VARIANCE)
     }
 
     /// The population standard deviation, √(population variance).
@@ -311,7 +287,7 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn population_std_dev(&self) -> Option<F> {
-        read(&self.inner, Stat::PopulationStdDev)
+        self.inner.read(Stat::POPULATION_STD_DEV)
     }
 
     /// The sample standard deviation, √(sample variance).
@@ -324,14 +300,14 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     #[must_use]
     pub fn sample_std_dev(&self) -> Option<F> {
-        read(&self.inner, Stat::SampleStdDev)
+        self.inner.read(Stat::SAMPLE_STD_DEV)
     }
 
     /// Pushes every value of `xs` in order and returns the mean after each
     /// push, NaN where [`mean`](Self::mean) is `None`: pandas' `s.rolling(window, min_periods=1).mean()`,
     /// polars' `s.rolling_mean(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -370,8 +346,8 @@ impl<F: Float> MovingVariance<F> {
     /// Pushes every value of `xs` in order and returns the sample variance after each
     /// push, NaN where [`sample_variance`](Self::sample_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var()`,
     /// polars' `s.rolling_var(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(3)?;
@@ -383,7 +359,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::SampleVariance, &mut out);
+        self.series_to(xs, Stat::SAMPLE_VARIANCE, &mut out);
         out
     }
 
@@ -405,15 +381,15 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn sample_variance_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::SampleVariance, out);
+        self.series_to(xs, Stat::SAMPLE_VARIANCE, out);
         Ok(())
     }
 
     /// Pushes every value of `xs` in order and returns the population variance after each
     /// push, NaN where [`population_variance`](Self::population_variance) is `None`: pandas' `s.rolling(window, min_periods=1).var(ddof=0)`,
     /// polars' `s.rolling_var(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -423,7 +399,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_variance_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::PopulationVariance, &mut out);
+        self.series_to(xs, Stat::POPULATION_VARIANCE, &mut out);
         out
     }
 
@@ -449,15 +425,15 @@ impl<F: Float> MovingVariance<F> {
         out: &mut [F],
     ) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::PopulationVariance, out);
+        self.series_to(xs, Stat::POPULATION_VARIANCE, out);
         Ok(())
     }
 
     /// Pushes every value of `xs` in order and returns the sample standard deviation after each
     /// push, NaN where [`sample_std_dev`](Self::sample_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std()`,
     /// polars' `s.rolling_std(window, min_samples=1)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(3)?;
@@ -467,7 +443,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn sample_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::SampleStdDev, &mut out);
+        self.series_to(xs, Stat::SAMPLE_STD_DEV, &mut out);
         out
     }
 
@@ -489,15 +465,15 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn sample_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::SampleStdDev, out);
+        self.series_to(xs, Stat::SAMPLE_STD_DEV, out);
         Ok(())
     }
 
     /// Pushes every value of `xs` in order and returns the population standard deviation after each
     /// push, NaN where [`population_std_dev`](Self::population_std_dev) is `None`: pandas' `s.rolling(window, min_periods=1).std(ddof=0)`,
     /// polars' `s.rolling_std(window, min_samples=1, ddof=0)`. The window goes on from where it was and is left as the
-    /// push loop leaves it, with the push loop's bits throughout (see
-    /// [`MovingAverage::mean_series`](crate::MovingAverage::mean_series)).
+    /// push loop leaves it, with the push loop's bits throughout (by
+    /// [`MovingStats`](crate::MovingStats)' algorithm, correctly rounded).
     ///
     /// ```
     /// let mut v = momenta::MovingVariance::new(2)?;
@@ -507,7 +483,7 @@ impl<F: Float> MovingVariance<F> {
     #[must_use = "the series is the result; use `extend_from_slice` to only push"]
     pub fn population_std_dev_series(&mut self, xs: &[F]) -> Vec<F> {
         let mut out = alloc::vec![F::zero(); xs.len()];
-        self.series_to(xs, Stat::PopulationStdDev, &mut out);
+        self.series_to(xs, Stat::POPULATION_STD_DEV, &mut out);
         out
     }
 
@@ -529,36 +505,14 @@ impl<F: Float> MovingVariance<F> {
     /// ```
     pub fn population_std_dev_series_into(&mut self, xs: &[F], out: &mut [F]) -> Result<(), Error> {
         check_output("output", xs.len(), out.len())?;
-        self.series_to(xs, Stat::PopulationStdDev, out);
+        self.series_to(xs, Stat::POPULATION_STD_DEV, out);
         Ok(())
     }
 
-    /// The series of `stat` into `out`: the engine's runs read it from the
-    /// sums of a full window of finite values (whose count is the window),
-    /// every other push through the accessor's own reader.
+    /// The series of `stat` into `out`, as long as `xs`: `MovingStats`'
+    /// own (see `ExactWindow::series_along`).
     fn series_to(&mut self, xs: &[F], stat: Stat, out: &mut [F]) {
-        let window = self.inner.window();
-        let slow = move |w: &Window<F, ShiftedMoments<F>>| or_nan(read(w, stat));
-        let of = |divisor: usize, sqrt: bool| VarianceOf {
-            divisor: F::from_count(divisor as u64),
-            sqrt,
-        };
-        let series = &mut self.inner;
-        match stat {
-            Stat::Mean => series.series(xs, &MeanOf, slow, Some(out)),
-            Stat::PopulationVariance | Stat::PopulationStdDev => {
-                let read = of(window, stat == Stat::PopulationStdDev);
-                series.series(xs, &read, slow, Some(out));
-            }
-            // A window of one never runs (every push wraps the head).
-            Stat::SampleVariance | Stat::SampleStdDev if window < 2 => {
-                series.series(xs, &NothingOf, slow, Some(out));
-            }
-            Stat::SampleVariance | Stat::SampleStdDev => {
-                let read = of(window - 1, stat == Stat::SampleStdDev);
-                series.series(xs, &read, slow, Some(out));
-            }
-        }
+        self.inner.series_along(&mut (), xs, out, stat);
     }
 
     /// How unusual `x` is against the window as it stands, without

@@ -8,11 +8,14 @@
 //! restored window cannot hold inconsistent structures. Running sums are
 //! not such a thing: they carry the roundings of every value that went
 //! through them, so a window taken afresh from its values would round
-//! differently from the one that was saved. `MovingAverage`,
-//! `MovingVariance` and `TimeWindow` therefore carry their sums as they
-//! are ([`EngineState`], [`SumsState`]), and the way in checks them
-//! against the values (within the rounding the sums can hold) before the
-//! window continues bit for bit as the saved one would have.
+//! differently from the one that was saved. `TimeWindow`, and the count
+//! windows of sums (`MovingAverage`, `MovingVariance`, `MovingStats`)
+//! while off their exact sums, therefore carry their sums as they are
+//! ([`EngineState`], [`SumsState`]), and the way in checks them against
+//! the values (within the rounding the sums can hold) before the window
+//! continues bit for bit as the saved one would have. On the exact sums a
+//! count window carries only their mark: the sums taken afresh from the
+//! values are exactly the same.
 
 use alloc::vec::Vec;
 
@@ -37,8 +40,8 @@ pub(crate) struct WindowState<F> {
     pub(crate) min_periods: usize,
 }
 
-/// A count window with running sums (`MovingAverage`, `MovingVariance`)
-/// as serialized: a [`WindowState`] and its engine. The engine is absent
+/// A count window with running sums (`MovingAverage`, `MovingVariance`,
+/// `MovingStats`) as serialized: a [`WindowState`] and its engine. The engine is absent
 /// in state written before it was carried; the sums are then taken afresh
 /// from the values.
 #[derive(serde::Deserialize)]

@@ -1,5 +1,10 @@
 //! The engine shared by the moving-window statistics.
 //!
+//! `MovingAverage`, `MovingVariance` and `MovingStats` run it over
+//! `ExactMoments` (`exact_moments.rs`: exact integer sums, with the
+//! compensated sums below for the windows the integers cannot hold), and
+//! `TimeWindow` keeps the compensated sums ([`ShiftedMoments`]) itself.
+//!
 //! A [`Window`] keeps the last `window` values in a [`Ring`] and the
 //! statistics of the finite ones in an `S: WindowStats`, updated in O(1) per
 //! push: the value that enters is added and the value that leaves is
@@ -82,14 +87,13 @@
 //! check) triggers a rebuild in which every value is multiplied by a power
 //! of two small enough that the sum cannot overflow, so a representable
 //! mean stays finite. M2 brings its deviations down by a power of two of
-//! its own when their squares would overflow, so `MovingVariance`'s mean is
-//! `MovingAverage`'s bit for bit, and a variance too large to represent is
-//! +∞, never NaN.
+//! its own when their squares would overflow, so the mean is that of the
+//! plain [`ShiftedSum`] bit for bit, and a variance too large to represent
+//! is +∞, never NaN.
 
 use super::lanes::{compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
-use super::series::sums::{NothingOf, Read};
 #[cfg(feature = "serde")]
 use super::state::{EngineState, M2State, SumsState, SumsWindowState};
 use crate::Float;
@@ -142,32 +146,6 @@ fn scale_for<F: Float>(max_abs: F, limit: F) -> F {
     scale
 }
 
-/// [`WindowStats::replace_run`] one [`replace`](WindowStats::replace) at a
-/// time.
-#[inline]
-fn replace_each<F: Float, S: WindowStats<F>, R: Read<F, S>>(
-    stats: &mut S,
-    olds: &[F],
-    news: &[F],
-    read: &R,
-    out: Option<&mut [F]>,
-) -> (usize, bool) {
-    let mut out = out.map(|o| o.iter_mut());
-    for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
-        if !new.is_finite() {
-            return (j, false);
-        }
-        stats.replace(old, new);
-        if stats.needs_rebuild() {
-            return (j + 1, true);
-        }
-        if let Some(slot) = out.as_mut().and_then(Iterator::next) {
-            *slot = read.read(stats);
-        }
-    }
-    (olds.len().min(news.len()), false)
-}
-
 /// Statistics of a multiset of finite values that supports adding and
 /// removing values.
 pub(crate) trait WindowStats<F>: Default + Clone {
@@ -201,23 +179,24 @@ pub(crate) trait WindowStats<F>: Default + Clone {
     /// Replaces `olds[j]` by `news[j]` for each `j` in order, as
     /// [`replace`](Self::replace) followed by the check of
     /// [`needs_rebuild`](Self::needs_rebuild) does, while the new value is
-    /// finite and no rebuild is due, and writes `read` of the state after
-    /// each replacement to `out[j]` (when there is an `out`). Returns how
-    /// many replacements were made, and whether the last one left a
-    /// rebuild due (its value is then not written). The loop of a window's
-    /// series between two wraps.
+    /// finite and no rebuild is due. Returns how many replacements were
+    /// made, and whether the last one left a rebuild due. The loop of a
+    /// window's `extend_from_slice` between two wraps.
     #[inline]
-    fn replace_run<R: Read<F, Self>>(
-        &mut self,
-        olds: &[F],
-        news: &[F],
-        read: &R,
-        out: Option<&mut [F]>,
-    ) -> (usize, bool)
+    fn replace_run(&mut self, olds: &[F], news: &[F]) -> (usize, bool)
     where
         F: Float,
     {
-        replace_each(self, olds, news, read, out)
+        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
+            if !new.is_finite() {
+                return (j, false);
+            }
+            self.replace(old, new);
+            if self.needs_rebuild() {
+                return (j + 1, true);
+            }
+        }
+        (olds.len().min(news.len()), false)
     }
 
     /// Moves the shift onto `x`, a finite value of the set, without
@@ -391,44 +370,6 @@ impl<F: Float> ShiftedSum<F> {
         self.hi + self.lo
     }
 
-    /// [`replace_run`](WindowStats::replace_run) of an unscaled, non-empty
-    /// sum, writing the mean to `out` when `WRITE`: the operations of
-    /// [`moved`](Self::moved), [`needs_rebuild`](WindowStats::needs_rebuild)
-    /// and [`mean`](Self::mean), in their order, on the pair held in
-    /// registers.
-    #[inline]
-    fn run<R: Read<F, Self>, const WRITE: bool>(
-        &mut self,
-        olds: &[F],
-        news: &[F],
-        read: &R,
-        out: &mut [F],
-    ) -> (usize, bool) {
-        let (mut hi, mut lo, mut churn) = (self.hi, self.lo, self.lo_churn);
-        let magnitude = self.magnitude;
-        let mut out = out.iter_mut();
-        let mut done = (olds.len().min(news.len()), false);
-        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
-            if !new.is_finite() {
-                done = (j, false);
-                break;
-            }
-            let (d, e) = two_diff(new, old);
-            (hi, lo, churn) = compensated_add(hi, lo, churn, d, e);
-            // `needs_rebuild`; NaN fails the comparison too.
-            let bounded = churn <= magnitude + hi.abs();
-            if !bounded {
-                done = (j + 1, true);
-                break;
-            }
-            if WRITE && let Some(slot) = out.next() {
-                *slot = read.read_run(self, hi + lo, F::zero());
-            }
-        }
-        (self.hi, self.lo, self.lo_churn) = (hi, lo, churn);
-        done
-    }
-
     /// The (scaled) mean minus the shift; 0 when empty.
     #[inline]
     pub(crate) fn offset(&self) -> F {
@@ -443,13 +384,6 @@ impl<F: Float> ShiftedSum<F> {
     #[inline]
     pub(crate) fn mean(&self) -> F {
         (self.shift + self.offset()) * self.unscale
-    }
-
-    /// [`mean`](Self::mean) had the pair's total been `total`, for a set
-    /// that is not empty.
-    #[inline]
-    pub(crate) fn mean_of(&self, total: F) -> F {
-        (self.shift + total / count_to(self.count)) * self.unscale
     }
 
     /// The sum of `values()` with `scale`, shifted by the newest value.
@@ -537,26 +471,6 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.refresh(older, newer);
         if self.needs_rebuild() {
             self.rebuild(|| older.iter().chain(newer).copied());
-        }
-    }
-
-    /// The replacements of a run with the pair in registers: the same
-    /// operations as [`replace`](WindowStats::replace) and the check, in
-    /// the same order, so the same bits.
-    #[inline]
-    fn replace_run<R: Read<F, Self>>(
-        &mut self,
-        olds: &[F],
-        news: &[F],
-        read: &R,
-        out: Option<&mut [F]>,
-    ) -> (usize, bool) {
-        if self.count == 0 || self.scale != F::one() {
-            return replace_each(self, olds, news, read, out);
-        }
-        match out {
-            Some(out) => self.run::<R, true>(olds, news, read, out),
-            None => self.run::<R, false>(olds, news, read, &mut []),
         }
     }
 
@@ -791,11 +705,9 @@ fn check_scale<F: Float>(name: &str, scale: F) -> Result<(), Error> {
 /// times `dev_scale`, squared.
 ///
 /// The sum keeps [`ShiftedSum`]'s own rule for its scale (rescaled only
-/// when it overflows), so the mean is [`MovingAverage`]'s bit for bit;
+/// when it overflows), so the mean is the plain sum's bit for bit;
 /// deviations so large that their squares would overflow are brought down
 /// by `dev_scale` instead.
-///
-/// [`MovingAverage`]: crate::MovingAverage
 #[derive(Clone, Debug)]
 pub(crate) struct ShiftedMoments<F> {
     sum: ShiftedSum<F>,
@@ -831,21 +743,9 @@ impl<F: Float> ShiftedMoments<F> {
     /// large to represent.
     #[inline]
     pub(crate) fn variance(&self, divisor: F) -> F {
-        self.variance_of(self.m2, divisor)
-    }
-
-    /// [`variance`](Self::variance) had M2 been `m2`.
-    #[inline]
-    pub(crate) fn variance_of(&self, m2: F, divisor: F) -> F {
         // Both scales are powers of two: undoing them is exact.
         let unscale = self.sum.unscale / self.dev_scale;
-        clamp_non_negative(m2) / divisor * unscale * unscale
-    }
-
-    /// M2 as it is.
-    #[inline]
-    pub(crate) fn m2(&self) -> F {
-        self.m2
+        clamp_non_negative(self.m2) / divisor * unscale * unscale
     }
 
     /// The product of two deviations (in the sum's scale), each brought
@@ -915,8 +815,8 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     }
 
     /// The sum as [`ShiftedSum`] takes it (scaled as its rebuild takes it
-    /// when the plain sum overflows, as `MovingAverage`'s window then does
-    /// too), then M2.
+    /// when the plain sum overflows, as a window of the plain sum then
+    /// does too), then M2.
     fn refresh(&mut self, older: &[F], newer: &[F]) {
         self.sum.rebuild_finite(older, newer);
         self.m2_finite(older, newer);
@@ -976,27 +876,6 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.update(self.product(d, (y_new - after) + (y_old - before)));
     }
 
-    /// The replacements of a run, for a window of two values or more whose
-    /// sums and deviations are unscaled: the operations of
-    /// [`replace`](WindowStats::replace) and the check, in the same order,
-    /// so the same bits, with the branches that do not apply left out.
-    #[inline]
-    fn replace_run<R: Read<F, Self>>(
-        &mut self,
-        olds: &[F],
-        news: &[F],
-        read: &R,
-        out: Option<&mut [F]>,
-    ) -> (usize, bool) {
-        if self.sum.count <= 1 || self.sum.scale != F::one() || self.dev_scale != F::one() {
-            return replace_each(self, olds, news, read, out);
-        }
-        match out {
-            Some(out) => self.run::<R, true>(olds, news, read, out),
-            None => self.run::<R, false>(olds, news, read, &mut []),
-        }
-    }
-
     fn rebase(&mut self, x: F) {
         self.sum.rebase(x);
     }
@@ -1009,7 +888,7 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
     }
 
     /// M2 afresh; the sum too only when it overflowed, by [`ShiftedSum`]'s
-    /// own rule, so the mean stays `MovingAverage`'s bit for bit.
+    /// own rule, so the mean stays the plain sum's bit for bit.
     fn rebuild<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         if self.sum.needs_rebuild() {
             self.sum.rebuild(&values);
@@ -1017,8 +896,9 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
         self.m2_afresh(values);
     }
 
-    /// The sum afresh too, as `MovingAverage` takes it at the same push
-    /// (the sums are the same, so both find them drifted together).
+    /// The sum afresh too, as a window of the plain sum takes it at the
+    /// same push (the sums are the same, so both find them drifted
+    /// together).
     fn resum<I: Iterator<Item = F>>(&mut self, values: impl Fn() -> I) {
         self.sum.rebuild(&values);
         self.m2_afresh(values);
@@ -1110,55 +990,6 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
 }
 
 impl<F: Float> ShiftedMoments<F> {
-    /// [`replace_run`](WindowStats::replace_run) of an unscaled window of
-    /// two values or more, writing `read` to `out` when `WRITE`.
-    #[inline]
-    fn run<R: Read<F, Self>, const WRITE: bool>(
-        &mut self,
-        olds: &[F],
-        news: &[F],
-        read: &R,
-        out: &mut [F],
-    ) -> (usize, bool) {
-        let (inv, shift) = (self.inv_count, self.sum.shift);
-        let magnitude = self.sum.magnitude;
-        let eight = F::from_f64(M2_CANCELLATION);
-        let (mut hi, mut lo, mut lo_churn) = (self.sum.hi, self.sum.lo, self.sum.lo_churn);
-        let (mut m2, mut churn) = (self.m2, self.churn);
-        // The mean before a replacement is the mean after the last one.
-        let mut before = (hi + lo) * inv;
-        let mut out = out.iter_mut();
-        let mut done = (olds.len().min(news.len()), false);
-        for (j, (&old, &new)) in olds.iter().zip(news).enumerate() {
-            if !new.is_finite() {
-                done = (j, false);
-                break;
-            }
-            // `ShiftedSum::accumulate_pair` of `new − old`.
-            let (d, e) = two_diff(new, old);
-            (hi, lo, lo_churn) = compensated_add(hi, lo, lo_churn, d, e);
-            let after = (hi + lo) * inv;
-            // `update`.
-            let term = d * (((new - shift) - after) + ((old - shift) - before));
-            m2 = m2 + term;
-            churn = churn + term.abs();
-            before = after;
-            // `needs_rebuild`, M2's then the sum's; NaN fails them too.
-            let held = churn <= m2 * eight && m2 < F::infinity();
-            let bounded = lo_churn <= magnitude + hi.abs();
-            if !(held && bounded) {
-                done = (j + 1, true);
-                break;
-            }
-            if WRITE && let Some(slot) = out.next() {
-                *slot = read.read_run(self, hi + lo, m2);
-            }
-        }
-        (self.sum.hi, self.sum.lo, self.sum.lo_churn) = (hi, lo, lo_churn);
-        (self.m2, self.churn) = (m2, churn);
-        done
-    }
-
     /// M2 by a two-pass in lanes over the values of `older` then `newer`,
     /// all finite, when nothing is scaled and it fits; by
     /// [`m2_afresh`](Self::m2_afresh) otherwise.
@@ -1374,6 +1205,25 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
         self.push_slow(x);
     }
 
+    /// [`push`](Self::push), then [`mean_or_nan`](Self::mean_or_nan): a
+    /// push on the fast path leaves a full window of finite values, which
+    /// is ready and whose mean is the sums', so it reads them without the
+    /// checks (a moving average's push, which returns its mean).
+    #[inline]
+    pub(crate) fn push_mean(&mut self, x: F) -> F {
+        if x.is_finite()
+            && let Some(old) = self.ring.replace_below(self.fast_until, x)
+        {
+            self.total.replace(old, x);
+            if self.total.needs_rebuild() {
+                self.rebuild();
+            }
+            return self.total.mean();
+        }
+        self.push_slow(x);
+        self.mean_or_nan()
+    }
+
     /// Counts `wraps` wraps of the full window's head towards the next
     /// refresh, as that many windows' worth of pushes would: for a caller
     /// that skips pushes whose values leave before the ones it pushes next,
@@ -1570,12 +1420,6 @@ impl<F: Float, S: WindowStats<F>> Window<F, S> {
             let ring = &self.ring;
             self.total.rebuild(|| ring.iter().filter(|x| x.is_finite()));
         }
-    }
-
-    /// Pushes every value of `xs` in order: the state is the push loop's,
-    /// bit for bit, by the runs of the series engine.
-    pub(crate) fn extend_from_slice(&mut self, xs: &[F]) {
-        self.series(xs, &NothingOf, |_| F::nan(), None);
     }
 
     pub(crate) fn reset(&mut self) {

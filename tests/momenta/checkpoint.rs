@@ -2348,3 +2348,76 @@ fn exponential_statistics_saved_after_a_series_restore_and_go_on() {
         },
     );
 }
+
+/// States saved by `MovingAverage` and `MovingVariance` before they moved
+/// onto `MovingStats`' exact sums (recorded from that version: windows
+/// of 4 after pushing 0.1, 0.7, 1e6 + 0.3, 2.5, 0.2, 0.6, and of 3 in
+/// `f32` after 0.1, 0.7, 3.3, 0.2). The expected statistics are the exact
+/// ones of the values, rounded once (computed with exact fractions).
+const OLD_AVERAGE: &str = r#"{"window":4,"values":["1000000.3","2.5","0.2","0.6"],"nan_policy":"Propagate","min_periods":1,"engine":{"head":2,"since_refresh":0,"rebase_pending":false,"sums":{"shift":"2.5","hi":"999993.6000000001","lo":"-4.656613983300417e-11","lo_churn":"1.3969861378804183e-10","scale":"1.0","m2":null}}}"#;
+const OLD_VARIANCE: &str = r#"{"window":4,"values":["1000000.3","2.5","0.2","0.6"],"nan_policy":"Propagate","min_periods":1,"engine":{"head":2,"since_refresh":0,"rebase_pending":false,"sums":{"shift":"2.5","hi":"999993.6000000001","lo":"-4.656613983300417e-11","lo_churn":"1.3969861378804183e-10","scale":"1.0","m2":{"value":"749998800003.5001","churn":"749998900003.805","scale":"1.0"}}}}"#;
+const OLD_AVERAGE_F32: &str = r#"{"window":3,"values":["0.7","3.3","0.2"],"nan_policy":"Propagate","min_periods":1,"engine":{"head":1,"since_refresh":0,"rebase_pending":false,"sums":{"shift":"3.3","hi":"-5.7000003","lo":"3.7252903e-7","lo_churn":"6.854534e-7","scale":"1.0","m2":null}}}"#;
+const OLD_VARIANCE_F32: &str = r#"{"window":3,"values":["0.7","3.3","0.2"],"nan_policy":"Propagate","min_periods":1,"engine":{"head":1,"since_refresh":0,"rebase_pending":false,"sums":{"shift":"3.3","hi":"-5.7000003","lo":"3.7252903e-7","lo_churn":"6.854534e-7","scale":"1.0","m2":{"value":"5.54","churn":"6.033334","scale":"1.0"}}}}"#;
+
+#[test]
+fn an_old_moving_average_state_loads_onto_the_exact_sums() {
+    let mut a: MovingAverage<f64> = serde_json::from_str(OLD_AVERAGE).unwrap();
+    assert!(a.iter().eq([1_000_000.3, 2.5, 0.2, 0.6]));
+    // The exact mean, where the compensated sums it was saved with read
+    // the same here; the sums are the exact ones now, taken afresh.
+    assert_eq!(a.mean(), Some(250_000.900_000_000_02));
+    // It saves as a window on the exact sums (their mark), and that loads
+    // into any of the three types.
+    let saved = serde_json::to_string(&a).unwrap();
+    assert!(
+        saved.contains(r#""sums":{"shift":"0.0","hi":"0.0","lo":"0.0""#),
+        "{saved}"
+    );
+    let s: MovingStats<f64> = serde_json::from_str(&saved).unwrap();
+    assert_eq!(s.mean(), a.mean());
+    // It goes on where it was: 1e6 + 0.3 leaves, the window is
+    // [2.5, 0.2, 0.6, 0.1], whose mean is 0.85 exactly rounded.
+    assert_eq!(a.push(0.1), 0.85);
+
+    let a: MovingAverage<f32> = serde_json::from_str(OLD_AVERAGE_F32).unwrap();
+    assert_eq!(a.mean(), Some(1.4));
+    // A tampered sum is still rejected, as it was.
+    let tampered = OLD_AVERAGE.replace("999993.6000000001", "999990.6");
+    let e = serde_json::from_str::<MovingAverage<f64>>(&tampered).unwrap_err();
+    assert!(e.to_string().contains("does not match the values"), "{e}");
+}
+
+#[test]
+fn an_old_moving_variance_state_loads_and_reads_exactly_from_its_next_wrap() {
+    let mut v: MovingVariance<f64> = serde_json::from_str(OLD_VARIANCE).unwrap();
+    assert!(v.iter().eq([1_000_000.3, 2.5, 0.2, 0.6]));
+    // It goes on from the compensated sums it was saved with, a valid
+    // state of the window off the exact sums (as a window saved there
+    // restores bit for bit): their mean and population variance are the
+    // exact ones here, their sample variance (as the old version read
+    // it) an ulp above the exact 249999600001.1667.
+    assert_eq!(v.mean(), Some(250_000.900_000_000_02));
+    assert_eq!(v.population_variance(), Some(187_499_700_000.875_03));
+    assert_eq!(v.sample_variance(), Some(249_999_600_001.166_72));
+    // The head wraps after two more pushes: from there the window is on
+    // the exact sums. [0.2, 0.6, 0.1, 0.3], exactly rounded:
+    v.push(0.1);
+    v.push(0.3);
+    assert_eq!(v.mean(), Some(0.3));
+    assert_eq!(v.population_variance(), Some(0.034_999_999_999_999_996));
+    assert_eq!(v.sample_variance(), Some(0.046_666_666_666_666_66));
+    let saved = serde_json::to_string(&v).unwrap();
+    assert!(saved.contains(r#""m2":null"#), "{saved}");
+
+    let mut v: MovingVariance<f32> = serde_json::from_str(OLD_VARIANCE_F32).unwrap();
+    // The compensated sums' population variance, 1.8466667, an f32 ulp
+    // above the exact 1.8466666.
+    assert_eq!(v.population_variance(), Some(1.846_666_7));
+    v.push(0.9);
+    v.push(1.1);
+    // [0.2, 0.9, 1.1] on the exact sums, each rounded once to f64, then
+    // to f32.
+    assert_eq!(v.mean(), Some(0.733_333_35));
+    assert_eq!(v.population_variance(), Some(0.148_888_89));
+    assert_eq!(v.sample_variance(), Some(0.223_333_34));
+}

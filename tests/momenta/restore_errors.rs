@@ -22,6 +22,29 @@ fn spoil(json: &str, from: &str, to: &str) -> String {
     json.replacen(from, to, 1)
 }
 
+/// A moving variance's state with compensated sums (as a window off the
+/// exact sums keeps them, or as one was saved before the windows moved
+/// onto them): `1e-300` beside `1.0` spans more binades than the exact
+/// sums hold, and the window stays on the compensated sums until its head
+/// next wraps, after the `1e-300` has left.
+fn compensated_json() -> String {
+    let mut w = MovingVariance::<f64>::new(4).unwrap();
+    for x in [1e-300, 1.0, 2.0, 4.0, 3.0] {
+        w.push(x);
+    }
+    let json = serde_json::to_string(&w).unwrap();
+    assert!(json.contains("\"m2\":{\"value\":"), "{json}");
+    json
+}
+
+/// The `"name":"…"` text of a float field of `json`.
+fn float_field(json: &str, name: &str) -> String {
+    let key = format!("\"{name}\":\"");
+    let at = json.find(&key).expect("the field");
+    let end = at + key.len() + json[at + key.len()..].find('"').unwrap() + 1;
+    json[at..end].to_string()
+}
+
 fn variance_json() -> String {
     let mut v = Variance::<f64>::new();
     v.push(1.0);
@@ -73,11 +96,7 @@ fn an_element_of_a_window_is_named_by_its_index() {
 
 #[test]
 fn a_nested_field_is_named_by_its_whole_path() {
-    let mut w = MovingVariance::<f64>::new(4).unwrap();
-    for x in [1.0, 2.0, 4.0] {
-        w.push(x);
-    }
-    let json = serde_json::to_string(&w).unwrap();
+    let json = compensated_json();
     // The m2 the window keeps, inside its sums, inside its engine.
     let at = json.find("\"m2\":{\"value\":").expect("the window's m2");
     let end = at + json[at..].find(',').unwrap();
@@ -88,12 +107,8 @@ fn a_nested_field_is_named_by_its_whole_path() {
 
 #[test]
 fn a_missing_field_names_the_struct_that_misses_it() {
-    let mut w = MovingVariance::<f64>::new(4).unwrap();
-    for x in [1.0, 2.0] {
-        w.push(x);
-    }
-    let json = serde_json::to_string(&w).unwrap();
-    let spoiled = spoil(&json, "\"hi\":\"1.0\",", "");
+    let json = compensated_json();
+    let spoiled = spoil(&json, &format!("{},", float_field(&json, "hi")), "");
     let err = restore_error::<MovingVariance<f64>>(&spoiled);
     assert!(err.starts_with("engine.sums: "), "{err}");
     assert!(err.contains("missing field `hi`"), "{err}");
@@ -115,12 +130,8 @@ fn an_unknown_field_is_refused_where_it_stands() {
 fn a_value_its_validation_refuses_is_named_with_its_field_and_shortest_form() {
     // A window's sum far from its values: named by its place and shown in
     // the shortest form that reads back (not 301 digits).
-    let mut w = MovingVariance::<f64>::new(4).unwrap();
-    for x in [1.0, 2.0] {
-        w.push(x);
-    }
-    let json = serde_json::to_string(&w).unwrap();
-    let spoiled = spoil(&json, "\"hi\":\"1.0\"", "\"hi\":\"1e300\"");
+    let json = compensated_json();
+    let spoiled = spoil(&json, &float_field(&json, "hi"), "\"hi\":\"1e300\"");
     let e = restore_error::<MovingVariance<f64>>(&spoiled);
     assert!(e.contains("engine.sums"), "{e}");
     assert!(e.contains("1e300"), "{e}");

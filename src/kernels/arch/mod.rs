@@ -427,7 +427,7 @@ pub(crate) fn exact_mean_run<F: Float>(
     }
 }
 
-/// `exact_sums::checked_quotient` (one correctly rounded read of exact
+/// `exact_arith::checked_quotient` (one correctly rounded read of exact
 /// sums), with its residual by a fused multiply-add where the CPU has one:
 /// a shorter chain than Dekker's product, which a read after every push
 /// waits on (see `x86_64::series::checked_quotient`).

@@ -6,16 +6,17 @@
 //! would, with every value the push loop's bit for bit: the slice path is
 //! a fast way to push, not a separate state.
 //!
-//! - [`sums`]: the add/remove engine ([`Window`](super::window::Window)) of
-//!   `MovingAverage` and `MovingVariance`, driven over a slice. Between two
-//!   wraps of the ring's head every push of a full window of finite values
-//!   is a replacement; those runs go through one tight loop that does the
-//!   push's own arithmetic, in its order, with the sums in registers, and
-//!   the ring takes the run in one copy. The wrap itself takes the push's
-//!   steps for that case; everything else (filling, non-finite values, a
-//!   refresh, a rebuild) is the push itself.
+//! - [`sums`]: the add/remove engine ([`Window`](super::window::Window))
+//!   driven over a slice, for `extend_from_slice`: between two wraps of
+//!   the ring's head every push of a full window of finite values is a
+//!   replacement; those runs go through one loop, and the ring takes the
+//!   run in one copy. The wrap itself takes the push's steps for that
+//!   case; everything else (filling, non-finite values, a refresh, a
+//!   rebuild) is the push itself.
 //! - [`exact_mean`](crate::kernels::exact_mean) (a kernel: the
-//!   architecture layer compiles it for the CPU): `MovingStats`' mean, whose bits depend on the
+//!   architecture layer compiles it for the CPU): the mean of
+//!   `MovingAverage`, `MovingVariance` and
+//!   `MovingStats` (one engine, `exact_window.rs`), whose bits depend on the
 //!   window's values only (it is the correct rounding of their exact sum):
 //!   so any exact route to the sum gives them. Values on one grid (integer
 //!   multiples of a power of two, not too far apart) are summed exactly in
@@ -23,7 +24,8 @@
 //!   and rounded correctly by a few float operations (a corrected
 //!   quotient, or a checked sequence that finds ties); the window then
 //!   takes the run's last values by pushing them (O(window) a run).
-//! - [`exact_var`](crate::kernels::exact_var) (a kernel too): `MovingStats`' variances and standard deviations,
+//! - [`exact_var`](crate::kernels::exact_var) (a kernel too): their
+//!   variances and standard deviations,
 //!   correctly rounded from `n·Σx² − (Σx)²` as its mean is from `Σx`: on
 //!   an offset grid, that integer kept in 128 bits by one product and one
 //!   addition a value, and divided by a checked float quotient that sends

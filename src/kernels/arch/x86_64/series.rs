@@ -52,7 +52,7 @@ pub(in crate::kernels::arch) unsafe fn exact_mean_run<F: Float>(
     crate::kernels::exact_mean::run(older, newer, xs, out, &Avx2)
 }
 
-/// `exact_sums::checked_quotient` with its residual by one fused
+/// `exact_arith::checked_quotient` with its residual by one fused
 /// multiply-add.
 ///
 /// # Safety
