@@ -403,6 +403,21 @@ fn the_checker_finds_a_circle_and_a_layer_broken() {
         broken_layers(&edges),
         [("kernels/b.rs".into(), "windows/c.rs".into())]
     );
+    // Sideways between two families is broken; within the core it is not.
+    let mut edges = BTreeMap::new();
+    let (d, e) = (
+        src().join("cumulative/d.rs"),
+        src().join("exponential/e.rs"),
+    );
+    edges.insert(d, BTreeSet::from([e]));
+    edges.insert(
+        src().join("series.rs"),
+        BTreeSet::from([src().join("float.rs")]),
+    );
+    assert_eq!(
+        broken_layers(&edges),
+        [("cumulative/d.rs".into(), "exponential/e.rs".into())]
+    );
 }
 
 /// The uses that go up a layer or sideways to another folder of the same
