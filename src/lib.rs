@@ -194,7 +194,9 @@
 //!   `[0, 1]` or NaN, a window of 0, a tensor shape that does not match its
 //!   slice. The [`Error`]'s message names the value and the rule.
 //! - **Restored state is validated**: deserializing a negative M2, a count of
-//!   0 with a mean, or channel vectors of unequal length fails.
+//!   0 with a mean, or channel vectors of unequal length fails, and so does
+//!   a NaN or ±∞ where no stream puts one (a NaN mean beside a finite M2,
+//!   a NaN offset, a shift that is not finite where pushes keep it so).
 //! - **`==` compares state, not statistics.** Two accumulators are equal
 //!   when every later push and merge gives both the same bits; a
 //!   `to_parts`/`from_parts` round trip or a checkpoint keeps them equal.
@@ -273,7 +275,13 @@
 //!   no `float_roundtrip` feature.
 //!
 //! On the way in every state is validated, and a broken invariant is an
-//! error that names it. A number where a float belongs is taken as the
+//! error that names it. NaN and ±∞ propagate, so a real stream's state
+//! holds them in some fields, but only together with others: a NaN pushed
+//! makes both the mean and M2 NaN, a limit is kept in the shift with an
+//! offset of 0, the exponential statistics' shift is a finite value
+//! pushed. A state that holds one elsewhere (a NaN shift beside a finite
+//! M2 would read a finite variance of values whose mean is NaN) is
+//! refused with the field and the rule. A number where a float belongs is taken as the
 //! format reads it (state saved before floats were strings, or written by hand); a `null` is
 //! refused. In a human-readable format a field that cannot be read is
 //! named by its path, with the text it holds: `engine.sums.m2.value:

@@ -383,7 +383,10 @@ impl<F: Float> Covariance<F> {
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) naming
     /// the broken invariant: a negative M2, a count of 0 with non-zero
     /// fields, M2 or a co-moment other than 0 for one pair, a co-moment
-    /// larger than `√(m2_x·m2_y)` (Cauchy–Schwarz), or a field that `F`
+    /// larger than `√(m2_x·m2_y)` (Cauchy–Schwarz), a NaN or ±∞ where no
+    /// stream puts one (in a coordinate, as
+    /// [`Variance::from_parts`](crate::Variance::from_parts) says; a
+    /// `comoment` of NaN or ±∞ beside two finite M2), or a field that `F`
     /// cannot hold exactly.
     ///
     /// ```

@@ -241,7 +241,8 @@ impl<F: Float> MinMax<F> {
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState), naming
     /// the broken invariant, when `count` is 0 and `min` or `max` is not
     /// +0.0, when only one of `min` and `max` is NaN, when `min` is above
-    /// `max` (−0.0 counting as below +0.0), or when a field is not
+    /// `max` (−0.0 counting as below +0.0), when `count` is 1 and `min`
+    /// and `max` are not the same value, or when a field is not
     /// representable in `F`.
     ///
     /// ```
@@ -267,6 +268,14 @@ impl<F: Float> MinMax<F> {
             )));
         }
         let canonical = |x: F| if x.is_nan() { F::nan() } else { x };
+        // One value is both extremes, to the bit (a NaN is the NaN).
+        if parts.count == 1
+            && canonical(min).as_f64().to_bits() != canonical(max).as_f64().to_bits()
+        {
+            return Err(Error::state(alloc::format!(
+                "min {min:?} and max {max:?} must be the same value when count is 1"
+            )));
+        }
         Ok(Self {
             count: parts.count,
             min: canonical(min),

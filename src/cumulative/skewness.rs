@@ -108,7 +108,10 @@ impl<F: Float> Skewness<F> {
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState), naming
     /// the broken invariant, when `m2` is negative, when `count` is 0 and
     /// another field is not 0, when `count` is 1 and `m2` or `m3` is neither
-    /// 0 nor NaN, or when a field is not representable in `F`.
+    /// 0 nor NaN, when a NaN or ±∞ stands where no stream puts one (as
+    /// [`Variance::from_parts`](crate::Variance::from_parts) says; and
+    /// `m3` not NaN beside a NaN `m2`, or not 0 for one finite value), or
+    /// when a field is not representable in `F`.
     ///
     /// ```
     /// use momenta::{Skewness, SkewnessParts};

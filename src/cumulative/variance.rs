@@ -287,7 +287,11 @@ impl<F: Float> Variance<F> {
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState), naming
     /// the broken invariant, when `m2` is negative, when `count` is 0 and
     /// another field is not 0, when `count` is 1 and `m2` is neither 0 nor
-    /// NaN, or when a field is not representable in `F` (parts of a
+    /// NaN, when a NaN or ±∞ stands where no stream puts one (an `offset`
+    /// of NaN; a NaN `shift` beside an `offset` other than 0 or a finite
+    /// `m2`; a NaN `m2` beside a finite `shift`; in `f64`, an infinite
+    /// `shift` beside an `offset` other than 0 or an `m2` other than NaN),
+    /// or when a field is not representable in `F` (parts of a
     /// `Variance<f64>` rebuilt as a `Variance<f32>`).
     ///
     /// ```
@@ -366,14 +370,29 @@ impl VarianceParts {
     /// The moments these parts describe, validated as deserialized state
     /// is, and held exactly by `F`.
     pub(crate) fn moments<F: Float>(self) -> Result<Moments<F>, Error> {
-        let m = Moments {
+        let m = self.read::<F>()?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    /// The moments these parts describe, validated as moments received
+    /// from elsewhere are (`Moments::validate_received`: a `BatchStats`
+    /// channel, which `BatchStats::from_mean_m2` may have filled with any
+    /// mean beside any M2).
+    pub(crate) fn received_moments<F: Float>(self) -> Result<Moments<F>, Error> {
+        let m = self.read::<F>()?;
+        m.validate_received()?;
+        Ok(m)
+    }
+
+    /// The moments, each field held exactly by `F`, not yet validated.
+    fn read<F: Float>(self) -> Result<Moments<F>, Error> {
+        Ok(Moments {
             count: self.count,
             shift: exactly::<F>("shift", self.shift)?,
             offset: exactly::<F>("offset", self.offset)?,
             m2: exactly::<F>("m2", self.m2)?,
-        };
-        m.validate()?;
-        Ok(m)
+        })
     }
 }
 

@@ -281,8 +281,10 @@ impl<F: Float> WeightedMean<F> {
     ///
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) naming
     /// the broken invariant: a negative total weight, a count of 0 with a
-    /// non-zero total weight (or the reverse), or a field that `F` cannot
-    /// hold exactly.
+    /// non-zero total weight (or the reverse), a NaN or ±∞ where no stream
+    /// puts one (while the total weight is finite: an `offset` of NaN, or
+    /// other than 0 beside a NaN `shift` or, in `f64`, an infinite one),
+    /// or a field that `F` cannot hold exactly.
     ///
     /// ```
     /// use momenta::{WeightedMean, WeightedMeanParts};

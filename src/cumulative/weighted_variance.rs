@@ -374,8 +374,11 @@ impl<F: Float> WeightedVariance<F> {
     /// [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState) naming
     /// the broken invariant: a negative total weight, divisor or M2, a
     /// count of 0 with a non-zero total weight (or the reverse), a divisor
-    /// above the total weight or not 0 for one weight, or a field that `F`
-    /// cannot hold exactly.
+    /// above the total weight or not 0 for one weight, a NaN or ±∞ where
+    /// no stream puts one (while the total weight is finite, as
+    /// [`Variance::from_parts`](crate::Variance::from_parts) says of the
+    /// `shift`, `offset` and `m2`), or a field that `F` cannot hold
+    /// exactly.
     ///
     /// ```
     /// use momenta::{WeightedVariance, WeightedVarianceParts};

@@ -905,6 +905,18 @@ impl<F: Float> TryFrom<EwCovarianceState<F>> for EwCovariance<F> {
                 "variances and covariance must be 0 when count is 1",
             ));
         }
+        super::shifted::check_shift("_x", s.shift_x)?;
+        super::shifted::check_shift("_y", s.shift_y)?;
+        // A covariance that overflows or turns NaN does so with the
+        // product of two deviations, whose square is the product of the
+        // variances' increments: one of them is then +∞ or NaN too.
+        if !s.covariance.is_finite() && s.variance_x.is_finite() && s.variance_y.is_finite() {
+            return Err(Error::state(format!(
+                "covariance is {:?} beside the finite variance_x {:?} and variance_y {:?}: \
+                 it overflows or turns NaN only with a variance that is +inf or NaN",
+                s.covariance, s.variance_x, s.variance_y
+            )));
+        }
         // Cauchy–Schwarz, with room for rounding. The squares behind a
         // variance underflow before the products behind the covariance do
         // (deviations of 1e-300 square to 0): each variance gets room for

@@ -1037,6 +1037,7 @@ impl<F: Float> TryFrom<EwVarianceState<F>> for EwVariance<F> {
                 s.variance
             )));
         }
+        super::shifted::check_shift("", s.shift)?;
         Ok(Self {
             weights,
             mean: Shifted {

@@ -105,3 +105,23 @@ impl<F: Float> Shifted<F> {
         self
     }
 }
+
+/// Checks a restored shift (`axis` follows the field's name: `""`, or
+/// `"_x"` and `"_y"` for the coordinates of a covariance): a finite value
+/// pushed, or 0 (a NaN or ±∞ seeds the offset, [`Shifted::seed`]), moved
+/// only onto a finite mean ([`Shifted::rebased`]). The offset and the
+/// variance may hold NaN or ±∞ in many combinations: a deviation
+/// `x − mean` overflows between finite values, and a time step of 0 gives
+/// the new value a weight of 0, which turns an infinite deviation into a
+/// NaN variance beside a finite mean.
+#[cfg(feature = "serde")]
+pub(crate) fn check_shift<F: Float>(axis: &str, shift: F) -> Result<(), crate::Error> {
+    if shift.is_finite() {
+        Ok(())
+    } else {
+        Err(crate::Error::state(alloc::format!(
+            "shift{axis} must be finite (a value pushed, or 0: a NaN or infinite value goes \
+             into the offset), got {shift:?}"
+        )))
+    }
+}

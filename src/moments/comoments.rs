@@ -181,6 +181,7 @@ impl<F: Float> CoMoments<F> {
         if self.x.count != self.y.count {
             return Err(crate::Error::state("x and y must have the same count"));
         }
+        self.check_limits()?;
         if self.c.is_nan() {
             return Ok(());
         }
@@ -200,6 +201,30 @@ impl<F: Float> CoMoments<F> {
         if num_traits::Float::abs(c) > bound * (1.0 + 1e-6) {
             return Err(crate::Error::state(alloc::format!(
                 "the co-moment {c:e} must not exceed √(m2_x·m2_y) = {bound:e} in magnitude"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<F: Float> CoMoments<F> {
+    /// Where the co-moment may be NaN or ±∞ (in `f64`; see
+    /// `moments::is_narrow` for why `f32` state filled from `f64` data is
+    /// left to the coordinates' own checks): only where a deviation was
+    /// not finite, or a product of two deviations overflowed, whose square
+    /// is the product of the two M2 increments. An M2 is then NaN or +∞
+    /// too, and stays so. (The reverse does not hold: a NaN pushed beside
+    /// an offset that overflowed leaves the co-moment ±∞.)
+    fn check_limits(&self) -> Result<(), crate::Error> {
+        if super::is_narrow::<F>() {
+            return Ok(());
+        }
+        let (c, mx, my) = (self.c, self.x.m2, self.y.m2);
+        let overflowed = |m2: F| m2.is_nan() || m2 == F::infinity();
+        if !(c.is_finite() || overflowed(mx) || overflowed(my)) {
+            return Err(crate::Error::state(alloc::format!(
+                "the comoment is {c:?} beside the finite m2 of x {mx:?} and of y {my:?}: \
+                 it overflows or turns NaN only with an m2 that is +inf or NaN"
             )));
         }
         Ok(())

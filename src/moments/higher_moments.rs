@@ -237,6 +237,29 @@ impl<F: Float, const FOURTH: bool> HigherMoments<F, FOURTH> {
         if !FOURTH && self.m4 != F::zero() {
             return Err(Error::state("m4 is not tracked and must be 0"));
         }
+        // The value (or merge) that makes M2 NaN, a NaN or ±∞, has a
+        // deviation that is not finite, and that makes M3 and M4 NaN too;
+        // one finite value leaves them 0 (they may be NaN beside a finite
+        // M2 only from two values on, whose deviation overflowed).
+        let tracked_nan = |x: F| x.is_nan() || (!FOURTH && x == F::zero());
+        if self.base.m2.is_nan() && !(self.m3.is_nan() && tracked_nan(self.m4)) {
+            return Err(Error::state(alloc::format!(
+                "m2 is NaN (a NaN or infinite value went in) but m3 is {:?} and m4 {:?}: \
+                 that value makes them NaN too",
+                self.m3,
+                self.m4
+            )));
+        }
+        if self.base.count == 1
+            && !self.base.m2.is_nan()
+            && (self.m3 != F::zero() || self.m4 != F::zero())
+        {
+            return Err(Error::state(alloc::format!(
+                "m3 and m4 must be 0 for one finite value, got {:?} and {:?}",
+                self.m3,
+                self.m4
+            )));
+        }
         Ok(())
     }
 }

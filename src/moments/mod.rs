@@ -351,8 +351,23 @@ impl<F: Float> Moments<F> {
         }
     }
 
-    /// Checks the invariants of restored state.
+    /// Checks the invariants of restored state: those of
+    /// [`validate_received`](Self::validate_received), and where a NaN or
+    /// ±∞ may stand beside M2 ([`check_limits`]).
     pub(crate) fn validate(&self) -> Result<(), crate::Error> {
+        self.validate_received()?;
+        if self.count == 0 {
+            return Ok(());
+        }
+        check_limits(self.shift, self.offset, Some(self.m2))
+    }
+
+    /// Checks the invariants that moments received from elsewhere keep
+    /// too: `BatchStats::from_mean_m2` takes any mean beside any M2 (a
+    /// framework's mean may have overflowed where its M2 did not), so a
+    /// `BatchStats` channel is checked by this alone, with the shift and
+    /// the offset as [`check_limits`] checks them without M2.
+    pub(crate) fn validate_received(&self) -> Result<(), crate::Error> {
         if self.count == 0
             && (self.shift != F::zero() || self.offset != F::zero() || self.m2 != F::zero())
         {
@@ -367,8 +382,86 @@ impl<F: Float> Moments<F> {
         if self.count == 1 && self.m2 != F::zero() && !self.m2.is_nan() {
             return Err(crate::Error::state("m2 must be 0 when count is 1"));
         }
-        Ok(())
+        if self.count == 0 {
+            return Ok(());
+        }
+        check_limits(self.shift, self.offset, None)
     }
+}
+
+/// Whether `F` is narrower than `f64` (`f32`): its slice kernels sum in
+/// `f64` and round the moments to `F` once (`cast`), so the moments of
+/// `f64` data beyond `F`'s range hold a shift of ±∞ beside any offset and
+/// M2.
+pub(crate) fn is_narrow<F: Float>() -> bool {
+    F::max_value().as_f64() < f64::MAX
+}
+
+/// Checks the mean `shift + offset` of a non-empty state, and its M2 when
+/// given, against what pushes and merges can leave there (the weighted
+/// moments keep theirs the same way):
+///
+/// - the offset is never NaN, and a NaN mean is kept in the shift alone,
+///   with an offset of 0 (`absorb_limit`, `single`, the halved step's
+///   re-base); in `f64` so is an infinite one;
+/// - M2 is NaN only beside such a mean: a NaN or ±∞ pushed or merged in,
+///   or ∞ − ∞ in a step's deviation;
+/// - a NaN mean has an M2 of NaN, or of +∞ where a merge re-based onto a
+///   mean that an overflowing offset made NaN (a finite shift's offset
+///   overflows where merges move the mean further than `f64::MAX` from
+///   it, beside an M2 of +∞); never a finite M2, which would read a
+///   finite variance of values whose mean is NaN;
+/// - in `f64`, an infinite shift has a NaN M2. In `f32`, moments of `f64`
+///   data beyond its range keep a shift of ±∞ beside any offset and M2
+///   (`is_narrow`).
+///
+/// The error names the field and the rule.
+pub(crate) fn check_limits<F: Float>(
+    shift: F,
+    offset: F,
+    m2: Option<F>,
+) -> Result<(), crate::Error> {
+    use alloc::format;
+    let state = crate::Error::state;
+    let narrow = is_narrow::<F>();
+    if offset.is_nan() {
+        return Err(state(format!(
+            "offset is NaN beside the shift {shift:?}: no push or merge leaves one \
+             (a NaN mean is kept in the shift, with an offset of 0)"
+        )));
+    }
+    let limit_in_shift = if narrow {
+        shift.is_nan()
+    } else {
+        !shift.is_finite()
+    };
+    if limit_in_shift && offset != F::zero() {
+        return Err(state(format!(
+            "the shift is {shift:?} but the offset is {offset:?}: a NaN or infinite mean \
+             is kept in the shift alone, with an offset of 0"
+        )));
+    }
+    let Some(m2) = m2 else {
+        return Ok(());
+    };
+    if m2.is_nan() && (shift.is_finite() || offset != F::zero()) {
+        return Err(state(format!(
+            "m2 is NaN but the mean is not NaN or infinite (shift {shift:?}, offset \
+             {offset:?}): only a NaN or infinite value makes m2 NaN, and it leaves the mean \
+             NaN or infinite, in the shift with an offset of 0"
+        )));
+    }
+    if shift.is_nan() && m2.is_finite() {
+        return Err(state(format!(
+            "the shift is NaN but m2 is {m2:?}: a NaN mean makes m2 NaN (or +inf)"
+        )));
+    }
+    if !narrow && shift.is_infinite() && !m2.is_nan() {
+        return Err(state(format!(
+            "the shift is {shift:?} but m2 is {m2:?}: an infinite mean makes m2 NaN"
+        )));
+    }
+    Ok(())
 }
 
 /// [`Moments`]' test for a shift gone stale, on the raw fields: `inv` is

@@ -428,6 +428,14 @@ impl<F: Float> WeightedMoments<F> {
             }
             return Ok(());
         }
+        // The mean and M2 hold NaN and ±∞ where `Moments`' do (a push
+        // steps, a merge re-bases, a non-finite value or a NaN of weight 0
+        // leaves the limit in the shift with an offset of 0 and M2 NaN);
+        // once Σw has overflowed, a merge's weights are ∞/∞ and anything
+        // may follow, and every statistic reads NaN.
+        if self.weight.is_finite() {
+            super::check_limits(self.shift, self.offset, SPREAD.then_some(self.m2))?;
+        }
         if SPREAD {
             if self.count == 1 && self.divisor != zero {
                 return Err(Error::state(

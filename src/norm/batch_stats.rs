@@ -303,8 +303,12 @@ impl<F: Float> BatchStats<F> {
     ///   `shift`;
     /// - [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState),
     ///   naming the broken invariant, when a channel's `m2` is negative,
-    ///   when `count` is 0 and a field is not 0, or when `count` is 1 and
-    ///   an `m2` is neither 0 nor NaN.
+    ///   when `count` is 0 and a field is not 0, when `count` is 1 and
+    ///   an `m2` is neither 0 nor NaN, or when an `offset` is NaN, or
+    ///   other than 0 beside a NaN or infinite `shift` (a channel's mean
+    ///   is NaN or infinite only in its shift). Any `m2` may stand beside
+    ///   any `shift`, as [`from_mean_m2`](BatchStats::from_mean_m2) takes
+    ///   them.
     ///
     /// ```
     /// use momenta::norm::{BatchStats, BatchStatsParts};
@@ -345,7 +349,7 @@ impl<F: Float> BatchStats<F> {
                     offset,
                     m2,
                 }
-                .moments()
+                .received_moments()
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Self::restored(parts.count, moments, parts.poisoned))
@@ -394,7 +398,7 @@ impl<F: Float> BatchStats<F> {
                     offset: 0.0,
                     m2: m2.as_f64(),
                 };
-                m.validate().map(|()| m)
+                m.validate_received().map(|()| m)
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Self::from_moments(count, moments))

@@ -583,7 +583,9 @@ impl<F: Float> GradSums<F> {
     /// [`ErrorKind::LengthMismatch`](crate::ErrorKind::LengthMismatch)
     /// naming `sum_dy` or `sum_dy_dx` when the vectors differ in length
     /// from `centre`; [`ErrorKind::InvalidState`](crate::ErrorKind::InvalidState)
-    /// when the count is 0 and a sum is not.
+    /// when the count is 0 and a sum is not, or when a channel's `centre`
+    /// is NaN or ±∞ and its `sum_dy_dx` is finite (sums about such a
+    /// centre are not).
     ///
     /// ```
     /// use momenta::norm::{GradSums, GradSumsParts};
@@ -602,6 +604,22 @@ impl<F: Float> GradSums<F> {
                 .any(|&s| s != 0.0)
         {
             return Err(Error::state("gradient sums over no values must be 0"));
+        }
+        // Over one value or more, every product about a NaN or infinite
+        // centre is NaN or infinite (`0·∞` is NaN), and so is their sum,
+        // which a merge then only adds to.
+        if parts.count > 0
+            && let Some((c, (centre, sum))) = parts
+                .centre
+                .iter()
+                .zip(&parts.sum_dy_dx)
+                .enumerate()
+                .find(|(_, (centre, sum))| !centre.is_finite() && sum.is_finite())
+        {
+            return Err(Error::state(alloc::format!(
+                "centre[{c}] is {centre:?} but sum_dy_dx[{c}] is {sum:?}: sums about a NaN or \
+                 infinite centre are NaN or infinite"
+            )));
         }
         Ok(Self {
             count: parts.count,

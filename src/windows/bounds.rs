@@ -195,8 +195,15 @@ impl<F: Copy> Bounds<F> {
                 "values waiting in a window closed on the right",
             ));
         }
+        // A time is refused at the push unless finite (with an infinite
+        // span, a time of −∞ would otherwise pass for one inside it).
+        if let Some(t) = times.iter().find(|t| !t.is_finite()) {
+            return Err(Error::state(alloc::format!(
+                "a sample time must be finite, got {t:?}"
+            )));
+        }
         for &t in times {
-            let outside = t.is_nan() || t > last || self.leaves(t, last);
+            let outside = t > last || self.leaves(t, last);
             // Open on the right, the samples at the latest time wait.
             let waiting = !self.closed.right() && t >= last;
             if outside || waiting {

@@ -953,6 +953,18 @@ impl<F: Float> WindowStats<F> for ShiftedMoments<F> {
                 )));
             }
         }
+        // A push that leaves M2 due for a rebuild (its churn above
+        // `M2_CANCELLATION` times it, or M2 NaN or +∞) takes it afresh at
+        // once, and M2 taken afresh is its own churn: so a NaN or +∞ M2,
+        // which a rebuild may leave where deviations overflow, has that
+        // same churn, and a finite one has a finite churn.
+        let same = value == churn || (value.is_nan() && churn.is_nan());
+        if !(same || (value.is_finite() && churn.is_finite())) {
+            return Err(Error::state(alloc::format!(
+                "engine.sums.m2.value {value:?} and engine.sums.m2.churn {churn:?}: a NaN or \
+                 infinite m2 is one just taken afresh, whose churn is itself"
+            )));
+        }
         check_scale("engine.sums.m2.scale", scale)?;
         let mut moments = Self {
             sum,

@@ -91,6 +91,8 @@ mod pandas_time;
 mod quantiles;
 /// A failed restore names the field and the value it could not read.
 mod restore_errors;
+/// A restored state holds NaN and ±∞ only where streams put them.
+mod restore_limits;
 /// Checkpoint and restore of the core accumulators.
 mod serde_core;
 /// The whole-series slice APIs against the push loop, pandas and hostile
