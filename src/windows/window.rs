@@ -61,6 +61,16 @@
 //! (Without that check, a window of 5 that had held `1e300`, `3e299 +
 //! 7e283` and `−1.3e300` read a mean of 1.1 for values whose mean is 0.7.)
 //!
+//! The count starts again from `|lo|` only where the pair is the exact sum
+//! rounded to two words: a rebuild takes it by non-overlapping partials
+//! ([`ExactSum`], in `lanes.rs`). A compensated sum of values that cancel
+//! hugely is not that (its one `lo` rounds off what is small beside their
+//! low words), so the lanes of a refresh count their own roundings into
+//! `Σ|lo|` instead, and the check takes the sum exactly when they matter.
+//! (When the pair taken afresh was a compensated sum, a window of 5 that
+//! had held `3.3e38`, `−f64::MAX`, `f64::MAX` and `1e20` read a mean of
+//! 1e20 for values whose mean is 2.5e19.)
+//!
 //! [`ShiftedMoments`] adds M2 = Σ(x − x̄)² with Welford's update for
 //! additions, its inverse for removals, and the sliding update
 //! `M2 += (x_new − x_old)·((x_new − x̄') + (x_old − x̄))` for a replacement,
@@ -91,7 +101,7 @@
 //! plain [`ShiftedSum`] bit for bit, and a variance too large to represent
 //! is +∞, never NaN.
 
-use super::lanes::{compensated_sum, squared_deviations};
+use super::lanes::{ExactSum, compensated_sum, squared_deviations};
 use super::policy::Policy;
 use super::ring::Ring;
 #[cfg(feature = "serde")]
@@ -321,9 +331,11 @@ impl<F: Float> ShiftedSum<F> {
     }
 
     /// Folds `lo` into `hi` (TwoSum, exact) once the pair has been taken
-    /// afresh, and counts the roundings of `lo` from there: a fresh pair
-    /// is the best two words can do, and once normalised its `lo` is below
-    /// an ulp of `hi`. (Unnormalised, after huge values that cancel, `lo`
+    /// afresh exactly ([`ExactSum`]: within `ε/2·|lo|` of the exact sum),
+    /// and counts the roundings of `lo` from there: once normalised its
+    /// `lo` is below an ulp of `hi`. A pair that is not the exact sum
+    /// rounded must not come here: its error would go uncounted, and
+    /// show when the values that hid it leave. (Unnormalised, after huge values that cancel, `lo`
     /// could carry the whole sum and `hi` next to nothing, and the bound
     /// would call for the sum afresh on every push: 1.8 µs a push, against
     /// 5 ns, in a window of 1000 that held `1e300` and `−1e300`.)
@@ -409,10 +421,18 @@ impl<F: Float> ShiftedSum<F> {
             ..Self::default()
         };
         sum.remeasure();
+        // Exactly: values that cancel hugely (±MAX beside 3e38) leave a
+        // pair of roundings at very different sizes, which a compensated
+        // sum's one `lo` would round off (the shift's share of ±MAX
+        // beside 2e37) and nothing would count. Σ|y| + |e| stays below the
+        // largest float (the scale), so no partial overflows.
+        let mut exact = ExactSum::default();
         for x in values() {
             let (y, e) = sum.shifted(x);
-            sum.accumulate_pair(y, e);
+            exact.add(y);
+            exact.add(e);
         }
+        (sum.hi, sum.lo) = exact.pair();
         sum.normalize();
         sum
     }
@@ -447,19 +467,28 @@ impl<F: Float> WindowStats<F> for ShiftedSum<F> {
         self.accumulate(x);
     }
 
-    /// The plain sum Σx in lanes, exact up to `ε²` terms, then moved onto
-    /// the newest value exactly. Unscaled: when it overflows, the check
-    /// calls for [`rebuild`](WindowStats::rebuild).
+    /// The plain sum Σx in lanes, exact up to `ε²` terms on ordinary
+    /// data, then moved onto the newest value exactly. The lanes' roundings
+    /// of `lo` are counted into `lo_churn`, so the bound stays true: when
+    /// values that cancel hugely made them large, the check calls for the
+    /// exact sum ([`rebuild`](WindowStats::rebuild)) once they count, as it
+    /// does when the plain sum overflows (unscaled).
     fn refresh(&mut self, older: &[F], newer: &[F]) {
-        let ((h1, l1), (h2, l2)) = (compensated_sum(older), compensated_sum(newer));
+        let ((h1, l1, b1), (h2, l2, b2)) = (compensated_sum(older), compensated_sum(newer));
         let (hi, e) = two_sum(h1, h2);
+        let lanes = l1 + l2;
+        let lo = lanes + e;
         *self = Self {
             count: older.len() + newer.len(),
             hi,
-            lo: (l1 + l2) + e,
+            lo,
             ..Self::default()
         };
+        // The lanes' pair is within `ε/2` of this of the exact sum; the
+        // fold below is exact.
+        let churn = b1 + b2 + lanes.abs() + lo.abs();
         self.normalize();
+        self.lo_churn = self.lo_churn + churn;
         if let Some(&newest) = newer.last().or(older.last()) {
             self.rebase(newest);
         }
@@ -1591,6 +1620,52 @@ mod tests {
         // The next value becomes the new shift.
         s.add(-3.0);
         assert_eq!(s.mean(), -3.0);
+    }
+
+    /// The set through a plain [`Window`]'s steps: the replacement, then
+    /// the check and a rebuild from `values` when it calls for one.
+    fn replace_checked(s: &mut ShiftedSum<f64>, old: f64, new: f64, values: &[f64]) {
+        s.replace(old, new);
+        if s.needs_rebuild() {
+            s.rebuild(|| values.iter().copied());
+        }
+    }
+
+    #[test]
+    fn a_sum_taken_afresh_keeps_what_cancelling_values_hide() {
+        // 3.3e38 − MAX + 7.98 + MAX + 1: taken afresh, 7.98 must survive
+        // the huge values beside it, in the lanes of a refresh (where it
+        // is rounded off, and the rounding counted) and in a rebuild
+        // (scaled, and exact).
+        let values = [3.3e38, -f64::MAX, 7.98, f64::MAX, 1.0];
+        let mut fresh = [ShiftedSum::<f64>::default(), ShiftedSum::default()];
+        fresh[0].refresh(&values, &[]);
+        fresh[1].rebuild(|| values.iter().copied());
+        assert!(fresh[1].scale < 1.0);
+        for mut s in fresh {
+            // Σ(x·scale − shift), shift = scale (on the newest value, 1),
+            // is exactly scale·(3.3e38 + 3.98) (7.98 − 4, exact): `hi` the
+            // first, and `lo` the second within `ε·lo_churn`.
+            let remainder = s.scale * (7.98 - 4.0);
+            assert_eq!(s.hi, s.scale * 3.3e38);
+            assert!(
+                (s.lo - remainder).abs() <= f64::EPSILON * s.lo_churn,
+                "{s:?}"
+            );
+            // The huge values leave, one by one, the way a window replaces
+            // them, rebuilding when its check calls for it.
+            let mut now = values.to_vec();
+            for (j, new) in [(0, 2.0), (1, 3.0), (3, 4.0)] {
+                let old = core::mem::replace(&mut now[j], new);
+                replace_checked(&mut s, old, new, &now);
+            }
+            let want = (7.98 + 1.0 + 2.0 + 3.0 + 4.0) / 5.0;
+            assert!(
+                (s.mean() - want).abs() <= 2.0 * f64::EPSILON * 7.98,
+                "{}",
+                s.mean()
+            );
+        }
     }
 
     #[test]

@@ -24,6 +24,9 @@ mod batchnorm;
 /// The laws of BatchNorm merges, thread counts, layouts and checkpoints,
 /// 10 000 quickcheck cases each.
 mod batchnorm_laws;
+/// Huge values that cancel, through every window's compensated sums: the
+/// mean at every push against an exact fixed-point sum.
+mod cancelling;
 /// Every serializable state saved at every position of a hostile stream,
 /// through JSON and postcard, continues bit for bit.
 mod checkpoint;

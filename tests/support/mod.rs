@@ -20,6 +20,9 @@ use alloc::vec::Vec;
 #[cfg(feature = "std")]
 pub mod long;
 
+/// Exact fixed-point sums of any finite doubles.
+pub mod fixed;
+
 /// Values in one block of the kernels' slice reductions, whatever their
 /// type. Hostile data puts its outliers at multiples of it, where blocks
 /// start; a unit test checks the number against the kernels' own.
