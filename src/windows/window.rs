@@ -62,11 +62,13 @@
 //! 7e283` and `−1.3e300` read a mean of 1.1 for values whose mean is 0.7.)
 //!
 //! The count starts again from `|lo|` only where the pair is the exact sum
-//! rounded to two words: a rebuild takes it by non-overlapping partials
-//! ([`ExactSum`], in `lanes.rs`). A compensated sum of values that cancel
-//! hugely is not that (its one `lo` rounds off what is small beside their
-//! low words), so the lanes of a refresh count their own roundings into
-//! `Σ|lo|` instead, and the check takes the sum exactly when they matter.
+//! rounded to two words, taken by non-overlapping partials ([`ExactSum`],
+//! in `lanes.rs`). A compensated sum of values that cancel hugely is not
+//! that (its one `lo` rounds off what is small beside their low words),
+//! so a sum taken afresh in compensated steps (a rebuild, the lanes of a
+//! refresh) counts their roundings into `Σ|lo|`: a rebuild takes the sum
+//! exactly when they come near the check, a refresh leaves it to the
+//! check.
 //! (When the pair taken afresh was a compensated sum, a window of 5 that
 //! had held `3.3e38`, `−f64::MAX`, `f64::MAX` and `1e20` read a mean of
 //! 1e20 for values whose mean is 2.5e19.)
@@ -144,6 +146,15 @@ const REFRESH_PUSHES: usize = 1 << 6;
 /// that — exceeds M2 by this factor: M2 has then fallen by that much since
 /// the terms were large.
 const M2_CANCELLATION: f64 = 8.0;
+
+/// A sum taken afresh by compensated addition is kept when the bound on
+/// its error (`ε·lo_churn`) is below this fraction of the size it is read
+/// at, `n·|shift| + |Σ|`; otherwise it is taken exactly ([`ExactSum`]).
+/// On ordinary data the bound is some `n·ε` of that size; only values
+/// that cancel hugely reach this, and a pair kept so far below the check
+/// of [`needs_rebuild`](WindowStats::needs_rebuild) does not call for the
+/// sum afresh again soon.
+const FRESH_CHURN: f64 = 1.0 / 1_048_576.0;
 
 /// The power of two `s ≤ 1` that brings `max_abs · s` down to `limit`
 /// (both positive and finite).
@@ -421,16 +432,33 @@ impl<F: Float> ShiftedSum<F> {
             ..Self::default()
         };
         sum.remeasure();
-        // Exactly: values that cancel hugely (±MAX beside 3e38) leave a
-        // pair of roundings at very different sizes, which a compensated
-        // sum's one `lo` would round off (the shift's share of ±MAX
-        // beside 2e37) and nothing would count. Σ|y| + |e| stays below the
-        // largest float (the scale), so no partial overflows.
+        for x in values() {
+            let (y, e) = sum.shifted(x);
+            sum.accumulate_pair(y, e);
+        }
+        // The compensated pair is within `ε·lo_churn` of the exact sum: on
+        // ordinary data that is some `n·ε` of the sum, and it is kept,
+        // with that bound. Values that cancel hugely (±MAX beside 3e38)
+        // leave roundings at very different sizes in its one `lo`, which
+        // rounds off the small ones (the shift's share of ±MAX beside
+        // 2e37): then the sum is taken exactly, so that the bound can
+        // start again from `|lo|` without calling for the sum afresh at
+        // the next push. Σ|y| + |e| stays below the largest float (the
+        // scale), so no partial overflows.
+        let room = (sum.magnitude + sum.hi.abs()) * F::from_f64(FRESH_CHURN);
+        if sum.lo_churn <= room {
+            let churn = sum.lo_churn;
+            sum.normalize();
+            sum.lo_churn = churn;
+            return sum;
+        }
         let mut exact = ExactSum::default();
         for x in values() {
             let (y, e) = sum.shifted(x);
             exact.add(y);
-            exact.add(e);
+            if e != F::zero() {
+                exact.add(e);
+            }
         }
         (sum.hi, sum.lo) = exact.pair();
         sum.normalize();
