@@ -42,7 +42,7 @@ pub(super) fn fold_lanes<const N: usize>(mut v: [f64; N]) -> f64 {
 /// in flight, and without help the loops reach only about 0.8 of a plain
 /// sum's bandwidth. Software prefetches retire at once and keep enough
 /// cache lines in flight: with them the kernels run at the sum's speed.
-/// Measured on a 2-core Xeon VM with AVX-512 (see the README), in the
+/// Measured on a 2-core Xeon VM with AVX-512 (see docs/PERFORMANCE.md), in the
 /// roofline harness, 256 MiB, with ordinary pages (the default where
 /// transparent huge pages are `madvise`), against the compiled
 /// 16-accumulator sum the harness used then; that sum later proved about
